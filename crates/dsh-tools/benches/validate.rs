@@ -1,0 +1,89 @@
+//! `cargo bench -p dsh-tools --bench validate`: our validator against the
+//! `jsonschema` crate on the equivalent compiled schema, valid and invalid
+//! arguments, collecting every error on both sides.
+
+#[path = "../../../bench/ratio.rs"]
+mod ratio;
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use criterion::{criterion_group, Criterion};
+use dsh_tools::Dialect;
+use serde_json::{json, Value};
+use std::hint::black_box;
+use std::time::Duration;
+
+fn valid_args() -> Value {
+    json!({
+        "service": "api",
+        "version": "v1.4.2",
+        "strategy": "canary",
+        "replicas": 3,
+        "priority": 2,
+        "dry_run": false,
+        "max_cpu": 1.5,
+        "resources": {"memory_mb": 512, "disk_gb": 10},
+        "servers": [{"host": "a.example", "port": 8080}, {"host": "b.example", "role": "replica"}],
+        "tags": ["blue", "eu"]
+    })
+}
+
+fn invalid_args() -> Value {
+    json!({
+        "service": 7,
+        "strategy": "blue-green",
+        "replicas": "3",
+        "priority": 9,
+        "max_cpu": "lots",
+        "resources": {"disk_gb": "big", "gpu": 1},
+        "servers": [{"host": "a.example", "port": "80"}, {"role": "leader"}],
+        "tags": ["blue", 3]
+    })
+}
+
+fn validators() -> (dsh_tools::SchemaSpec, jsonschema::Validator) {
+    let spec = common::deploy_spec();
+    let schema = spec.to_json_schema(Dialect::Mcp);
+    let compiled = jsonschema::validator_for(&schema).expect("the emitted schema compiles");
+    (spec, compiled)
+}
+
+fn bench(c: &mut Criterion) {
+    let (spec, compiled) = validators();
+    for (label, args) in [("valid", valid_args()), ("invalid", invalid_args())] {
+        let mut group = c.benchmark_group(format!("validate/{label}"));
+        group.bench_function("dsh-tools", |b| b.iter(|| spec.validate(black_box(&args))));
+        group.bench_function("jsonschema", |b| {
+            b.iter(|| compiled.iter_errors(black_box(&args)).collect::<Vec<_>>())
+        });
+        group.finish();
+    }
+}
+
+fn ratios() {
+    let (spec, compiled) = validators();
+    for (label, args) in [("valid", valid_args()), ("invalid", invalid_args())] {
+        let ours = spec.validate(&args).len();
+        let theirs = compiled.iter_errors(&args).count();
+        println!("{label}: dsh-tools finds {ours} violations, jsonschema {theirs}");
+        let times = ratio::compare(
+            || {
+                ratio::keep(spec.validate(black_box(&args)));
+            },
+            || {
+                ratio::keep(compiled.iter_errors(black_box(&args)).collect::<Vec<_>>());
+            },
+            21,
+            Duration::from_millis(40),
+        );
+        ratio::report(&format!("validate/{label}"), "dsh-tools", "jsonschema", times);
+    }
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    benches();
+    ratios();
+    Criterion::default().configure_from_args().final_summary();
+}

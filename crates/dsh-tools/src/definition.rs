@@ -1,0 +1,314 @@
+//! What a registered tool is: [`ToolDefinition`] (object-safe, raw JSON in),
+//! and the typed way to write one: the [`Tool`] trait or [`define_tool`].
+
+use crate::args::{decode_args, ToolArgs};
+use crate::content::ContentBlock;
+use crate::error::ToolError;
+use crate::execution::{ToolAnnotations, ToolContext, ToolExecutionResult};
+use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
+use crate::schema::{Dialect, SchemaSpec};
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+/// The model-facing shape of a tool: the only thing that reaches a model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSchema {
+    /// The tool's name.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The JSON Schema of the arguments.
+    pub parameters: Value,
+    /// OpenAI strict mode: set for [`Dialect::OpenAiStrict`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+}
+
+/// The future a tool body returns.
+pub type ToolFuture<'a> = BoxFuture<'a, Result<Vec<ContentBlock>, ToolError>>;
+
+/// A registered tool, kept as `Arc<dyn ToolDefinition>`.
+///
+/// A raw definition receives the arguments as JSON and validates them itself;
+/// most tools implement [`Tool`] instead, which validates and types them.
+pub trait ToolDefinition: Send + Sync + 'static {
+    /// The tool's name, unique in a registry.
+    fn name(&self) -> &str;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+
+    /// The JSON Schema of the arguments in the given dialect.
+    fn parameters(&self, dialect: Dialect) -> Value;
+
+    /// The argument spec, when the tool has one; registries check it at registration.
+    fn spec(&self) -> Option<&SchemaSpec> {
+        None
+    }
+
+    /// Runs the tool.
+    ///
+    /// # Cancel safety
+    /// The registry may drop the returned future at any await point (on
+    /// cancellation or timeout); `ctx.cancel` fires first. Release resources in `Drop`.
+    fn execute(&self, args: Value, ctx: ToolContext) -> ToolFuture<'_>;
+
+    /// How to present the pending call; `None` for the generic presentation.
+    /// Pure: depends only on `args`.
+    fn present_call(&self, _args: &Value) -> Option<ToolCallPresentation> {
+        None
+    }
+
+    /// How to present the completed call; `None` to keep the pending title and
+    /// show the raw result. Pure: depends only on `args` and `result`.
+    fn present_result(&self, _args: &Value, _result: &ToolExecutionResult) -> Option<ToolResultPresentation> {
+        None
+    }
+
+    /// Host-only hints.
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::default()
+    }
+
+    /// The tool's own deadline, read by [`crate::TimeoutMiddleware`].
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Whether this call may run in parallel with other safe calls of a batch.
+    /// Only an explicit `true` opts in.
+    fn is_concurrency_safe(&self, _args: &Value) -> bool {
+        false
+    }
+
+    /// The model-facing schema.
+    fn schema(&self, dialect: Dialect) -> ToolSchema {
+        ToolSchema {
+            name: self.name().to_owned(),
+            description: self.description().to_owned(),
+            parameters: self.parameters(dialect),
+            strict: (dialect == Dialect::OpenAiStrict).then_some(true),
+        }
+    }
+}
+
+/// A tool with typed arguments. Register it with
+/// [`ToolRegistry::register_tool`](crate::ToolRegistry::register_tool).
+///
+/// Arguments are validated against `Args::schema()` before [`Tool::call`]
+/// runs; a mismatch is an `INVALID_ARGS` result listing every violation.
+pub trait Tool: Send + Sync + 'static {
+    /// The argument struct.
+    type Args: ToolArgs + Send;
+
+    /// The tool's name.
+    fn name(&self) -> &str;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+
+    /// The body.
+    fn call(&self, args: Self::Args, ctx: ToolContext) -> impl Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send;
+
+    /// Pending presentation from typed arguments.
+    fn present_call(&self, _args: &Self::Args) -> Option<ToolCallPresentation> {
+        None
+    }
+
+    /// Completed presentation from typed arguments.
+    fn present_result(&self, _args: &Self::Args, _result: &ToolExecutionResult) -> Option<ToolResultPresentation> {
+        None
+    }
+
+    /// Host-only hints.
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::default()
+    }
+
+    /// The tool's own deadline.
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Whether this call may run in parallel with other safe calls.
+    fn is_concurrency_safe(&self, _args: &Self::Args) -> bool {
+        false
+    }
+}
+
+/// A [`Tool`] as a [`ToolDefinition`]: holds the argument spec, built once.
+pub struct TypedTool<T> {
+    tool: T,
+    spec: SchemaSpec,
+}
+
+impl<T: Tool> TypedTool<T> {
+    /// Wraps a typed tool.
+    pub fn new(tool: T) -> Self {
+        TypedTool {
+            spec: T::Args::schema(),
+            tool,
+        }
+    }
+
+    /// The wrapped tool.
+    pub fn inner(&self) -> &T {
+        &self.tool
+    }
+
+    /// Typed arguments for a presenter: `None` when they do not validate.
+    fn typed(&self, args: &Value) -> Option<T::Args> {
+        decode_args(&self.spec, args.clone()).ok()
+    }
+}
+
+impl<T: Tool> ToolDefinition for TypedTool<T> {
+    fn name(&self) -> &str {
+        self.tool.name()
+    }
+
+    fn description(&self) -> &str {
+        self.tool.description()
+    }
+
+    fn parameters(&self, dialect: Dialect) -> Value {
+        self.spec.to_json_schema(dialect)
+    }
+
+    fn spec(&self) -> Option<&SchemaSpec> {
+        Some(&self.spec)
+    }
+
+    fn execute(&self, args: Value, ctx: ToolContext) -> ToolFuture<'_> {
+        match decode_args::<T::Args>(&self.spec, args) {
+            Ok(args) => Box::pin(self.tool.call(args, ctx)),
+            Err(err) => Box::pin(std::future::ready(Err(err))),
+        }
+    }
+
+    fn present_call(&self, args: &Value) -> Option<ToolCallPresentation> {
+        self.tool.present_call(&self.typed(args)?)
+    }
+
+    fn present_result(&self, args: &Value, result: &ToolExecutionResult) -> Option<ToolResultPresentation> {
+        self.tool.present_result(&self.typed(args)?, result)
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        self.tool.annotations()
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.tool.timeout()
+    }
+
+    fn is_concurrency_safe(&self, args: &Value) -> bool {
+        self.typed(args).is_some_and(|a| self.tool.is_concurrency_safe(&a))
+    }
+}
+
+/// A typed tool from a name, a description and an async closure.
+///
+/// ```
+/// use dsh_tools::{define_tool, ContentBlock, ToolArgs, ToolRegistry};
+/// use serde::Deserialize;
+///
+/// #[derive(ToolArgs, Deserialize)]
+/// struct Echo {
+///     /// Text to echo.
+///     text: String,
+/// }
+///
+/// let registry = ToolRegistry::new();
+/// registry
+///     .register(define_tool("echo", "Echoes its input.", |args: Echo, _ctx| async move {
+///         Ok(vec![ContentBlock::text(args.text)])
+///     }))
+///     .unwrap()
+///     .keep();
+/// ```
+pub fn define_tool<A, F, Fut>(name: impl Into<String>, description: impl Into<String>, body: F) -> TypedTool<FnTool<A, F>>
+where
+    A: ToolArgs + Send + 'static,
+    F: Fn(A, ToolContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send + 'static,
+{
+    TypedTool::new(FnTool {
+        name: name.into(),
+        description: description.into(),
+        body,
+        annotations: ToolAnnotations::default(),
+        timeout: None,
+        concurrency_safe: false,
+        _args: PhantomData,
+    })
+}
+
+/// The tool [`define_tool`] builds. Configure it with the `with_*` methods of
+/// [`TypedTool<FnTool>`].
+pub struct FnTool<A, F> {
+    name: String,
+    description: String,
+    body: F,
+    annotations: ToolAnnotations,
+    timeout: Option<Duration>,
+    concurrency_safe: bool,
+    _args: PhantomData<fn() -> A>,
+}
+
+impl<A, F> TypedTool<FnTool<A, F>> {
+    /// Sets the host-only annotations.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = annotations;
+        self
+    }
+
+    /// Sets the tool's own deadline.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.tool.timeout = Some(timeout);
+        self
+    }
+
+    /// Lets every call of this tool run in parallel with other safe calls.
+    pub fn concurrency_safe(mut self) -> Self {
+        self.tool.concurrency_safe = true;
+        self
+    }
+}
+
+impl<A, F, Fut> Tool for FnTool<A, F>
+where
+    A: ToolArgs + Send + 'static,
+    F: Fn(A, ToolContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send + 'static,
+{
+    type Args = A;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn call(&self, args: A, ctx: ToolContext) -> impl Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send {
+        (self.body)(args, ctx)
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        self.annotations.clone()
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    fn is_concurrency_safe(&self, _args: &A) -> bool {
+        self.concurrency_safe
+    }
+}

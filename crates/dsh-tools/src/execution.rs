@@ -1,0 +1,227 @@
+//! One call in flight ([`ToolExecution`]) and its outcome ([`ToolExecutionResult`]).
+
+use crate::content::ContentBlock;
+use crate::error::{ErrorCode, ToolError};
+use crate::validate::{parse_arguments, Violation};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// The arguments of a call, as the model sent them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolArguments {
+    /// Parsed JSON (not yet validated).
+    Json(Value),
+    /// A raw string that is not JSON; dispatch turns it into `INVALID_ARGS`.
+    Malformed {
+        /// What the model sent.
+        raw: String,
+        /// The parse error, with its position.
+        violation: Violation,
+    },
+}
+
+impl ToolArguments {
+    /// Parses the model's raw argument string (see [`parse_arguments`]).
+    pub fn from_raw(raw: impl Into<String>) -> Self {
+        let raw = raw.into();
+        match parse_arguments(&raw) {
+            Ok(value) => ToolArguments::Json(value),
+            Err(violation) => ToolArguments::Malformed { raw, violation },
+        }
+    }
+
+    /// The parsed arguments, or `None` when they were not JSON.
+    pub fn as_value(&self) -> Option<&Value> {
+        match self {
+            ToolArguments::Json(value) => Some(value),
+            ToolArguments::Malformed { .. } => None,
+        }
+    }
+
+    /// The arguments as JSON for display: the parsed value, or the raw string.
+    pub fn to_value(&self) -> Value {
+        match self {
+            ToolArguments::Json(value) => value.clone(),
+            ToolArguments::Malformed { raw, .. } => Value::String(raw.clone()),
+        }
+    }
+}
+
+impl From<Value> for ToolArguments {
+    fn from(value: Value) -> Self {
+        ToolArguments::Json(value)
+    }
+}
+
+impl From<&str> for ToolArguments {
+    fn from(raw: &str) -> Self {
+        ToolArguments::from_raw(raw)
+    }
+}
+
+impl From<String> for ToolArguments {
+    fn from(raw: String) -> Self {
+        ToolArguments::from_raw(raw)
+    }
+}
+
+/// One pending call: what the model asked for, on whose behalf, and how to stop it.
+///
+/// Middleware receives it by value and may rewrite it (e.g. its arguments)
+/// before passing it on.
+#[derive(Debug, Clone)]
+pub struct ToolExecution {
+    /// The model's id for the call; echoed in the result.
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    pub arguments: ToolArguments,
+    /// The agent on whose behalf the call runs.
+    pub agent: Option<String>,
+    /// Fires to abort the call.
+    pub cancel: CancellationToken,
+    /// Set when the tool body starts; tells `ABORTED` from `ABORTED_BEFORE_DISPATCH`.
+    pub(crate) dispatched: Arc<AtomicBool>,
+}
+
+impl ToolExecution {
+    /// A call with a fresh cancellation token and no agent.
+    pub fn new(call_id: impl Into<String>, name: impl Into<String>, arguments: impl Into<ToolArguments>) -> Self {
+        ToolExecution {
+            call_id: call_id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            agent: None,
+            cancel: CancellationToken::new(),
+            dispatched: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Sets the agent.
+    pub fn with_agent(mut self, agent: impl Into<String>) -> Self {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// Sets the cancellation token.
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// Whether the tool body has started.
+    pub fn is_dispatched(&self) -> bool {
+        self.dispatched.load(Ordering::Acquire)
+    }
+}
+
+/// What the body of a tool sees of its call besides the arguments.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The agent on whose behalf the call runs.
+    pub agent: Option<String>,
+    /// Fires when the call is aborted or times out.
+    pub cancel: CancellationToken,
+}
+
+/// Machine-routable error structure on a failed result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolErrorInfo {
+    /// The error class name (e.g. `ToolArgsError`).
+    pub name: String,
+    /// The code.
+    pub code: ErrorCode,
+}
+
+/// The outcome of one call. Every failure is one of these, never an `Err`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecutionResult {
+    /// The call's id.
+    pub call_id: String,
+    /// What the model sees.
+    pub content: Vec<ContentBlock>,
+    /// Whether the call failed.
+    pub is_error: bool,
+    /// The failure's code, when it failed with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolErrorInfo>,
+}
+
+impl ToolExecutionResult {
+    /// A successful result.
+    pub fn ok(call_id: impl Into<String>, content: Vec<ContentBlock>) -> Self {
+        ToolExecutionResult {
+            call_id: call_id.into(),
+            content,
+            is_error: false,
+            error: None,
+        }
+    }
+
+    /// A failed result: one text block `Error: <message>` and `{name, code}`.
+    pub fn from_error(call_id: impl Into<String>, error: &ToolError) -> Self {
+        ToolExecutionResult {
+            call_id: call_id.into(),
+            content: vec![ContentBlock::text(format!("Error: {}", error.message()))],
+            is_error: true,
+            error: Some(ToolErrorInfo {
+                name: error.code().error_name().to_owned(),
+                code: error.code(),
+            }),
+        }
+    }
+
+    /// A failed result with an explicit code and message.
+    pub fn failure(call_id: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::from_error(call_id, &ToolError::new(code, message))
+    }
+
+    /// The error code, if the call failed with one.
+    pub fn code(&self) -> Option<ErrorCode> {
+        self.error.as_ref().map(|e| e.code)
+    }
+
+    /// All text blocks joined with newlines.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.content {
+            if let Some(text) = block.as_text() {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(text);
+            }
+        }
+        out
+    }
+}
+
+/// Host-only hints about a tool. Never sent to a model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment.
+    #[serde(default)]
+    pub read_only: bool,
+    /// The tool may destroy data (meaningful when not read-only).
+    #[serde(default)]
+    pub destructive: bool,
+    /// Calling it twice with the same arguments has no further effect.
+    #[serde(default)]
+    pub idempotent: bool,
+    /// The tool talks to an open world (the network).
+    #[serde(default)]
+    pub open_world: bool,
+}

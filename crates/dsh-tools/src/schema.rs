@@ -1,0 +1,462 @@
+//! The runtime schema DSL: [`SchemaSpec`], [`SchemaProp`], [`SchemaType`].
+//!
+//! A spec is an ordered list of named properties. Declaration order is kept
+//! everywhere: in the emitted JSON Schema (`properties` and `required`), and
+//! in the order validation reports violations.
+//!
+//! ```
+//! use dsh_tools::{SchemaProp, SchemaSpec, Dialect};
+//!
+//! let spec = SchemaSpec::new()
+//!     .prop("path", SchemaProp::string().required().description("File to read"))
+//!     .prop("mode", SchemaProp::string().one_of(["text", "bytes"]).default_value("text"));
+//! let schema = spec.to_json_schema(Dialect::Mcp);
+//! assert_eq!(schema["required"], serde_json::json!(["path"]));
+//! ```
+
+use serde_json::{json, Map, Value};
+use std::fmt;
+
+/// The JSON type of one property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SchemaType {
+    /// A JSON string.
+    String,
+    /// Any finite JSON number.
+    Number,
+    /// A JSON number written without fraction or exponent that fits `i64` or `u64`.
+    Integer,
+    /// `true` or `false`.
+    Boolean,
+    /// A JSON object, optionally with declared `properties`.
+    Object,
+    /// A JSON array, optionally with an `items` schema.
+    Array,
+}
+
+impl SchemaType {
+    /// The JSON Schema name of the type (`"string"`, `"integer"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SchemaType::String => "string",
+            SchemaType::Number => "number",
+            SchemaType::Integer => "integer",
+            SchemaType::Boolean => "boolean",
+            SchemaType::Object => "object",
+            SchemaType::Array => "array",
+        }
+    }
+
+    /// The article + name used in messages: `"p" must be a string`, `… an integer`.
+    pub(crate) fn with_article(self) -> &'static str {
+        match self {
+            SchemaType::String => "a string",
+            SchemaType::Number => "a number",
+            SchemaType::Integer => "an integer",
+            SchemaType::Boolean => "a boolean",
+            SchemaType::Object => "an object",
+            SchemaType::Array => "an array",
+        }
+    }
+}
+
+impl fmt::Display for SchemaType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One property: its type, whether it is required, and what the model is told about it.
+///
+/// Build one with the constructors ([`SchemaProp::string`], [`SchemaProp::object`], …)
+/// and the chained setters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaProp {
+    pub(crate) ty: SchemaType,
+    pub(crate) required: bool,
+    pub(crate) description: Option<String>,
+    pub(crate) enum_values: Option<Vec<Value>>,
+    pub(crate) default: Option<Value>,
+    pub(crate) properties: Option<SchemaSpec>,
+    pub(crate) items: Option<Box<SchemaProp>>,
+}
+
+impl SchemaProp {
+    /// A property of the given type, optional, with nothing else set.
+    pub fn of_type(ty: SchemaType) -> Self {
+        SchemaProp {
+            ty,
+            required: false,
+            description: None,
+            enum_values: None,
+            default: None,
+            properties: None,
+            items: None,
+        }
+    }
+
+    /// A string property.
+    pub fn string() -> Self {
+        Self::of_type(SchemaType::String)
+    }
+
+    /// A number property (any finite JSON number).
+    pub fn number() -> Self {
+        Self::of_type(SchemaType::Number)
+    }
+
+    /// An integer property.
+    pub fn integer() -> Self {
+        Self::of_type(SchemaType::Integer)
+    }
+
+    /// A boolean property.
+    pub fn boolean() -> Self {
+        Self::of_type(SchemaType::Boolean)
+    }
+
+    /// An object property with declared nested properties. Extra keys are allowed
+    /// unless the object is [closed](SchemaProp::closed).
+    pub fn object(properties: SchemaSpec) -> Self {
+        SchemaProp {
+            properties: Some(properties),
+            ..Self::of_type(SchemaType::Object)
+        }
+    }
+
+    /// An object property with no declared properties: any JSON object.
+    pub fn any_object() -> Self {
+        Self::of_type(SchemaType::Object)
+    }
+
+    /// An array property whose elements all follow `items`.
+    pub fn array(items: SchemaProp) -> Self {
+        SchemaProp {
+            items: Some(Box::new(items)),
+            ..Self::of_type(SchemaType::Array)
+        }
+    }
+
+    /// An array property whose elements are not described.
+    pub fn any_array() -> Self {
+        Self::of_type(SchemaType::Array)
+    }
+
+    /// Marks the property required.
+    pub fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// Sets whether the property is required.
+    pub fn set_required(mut self, required: bool) -> Self {
+        self.required = required;
+        self
+    }
+
+    /// Sets the description shown to the model. An empty description is not emitted.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Restricts the property to these string values.
+    pub fn one_of<I, S>(mut self, values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.enum_values = Some(values.into_iter().map(|v| Value::String(v.into())).collect());
+        self
+    }
+
+    /// Restricts the property to these JSON values (checked for every type).
+    pub fn enum_values(mut self, values: impl IntoIterator<Item = Value>) -> Self {
+        self.enum_values = Some(values.into_iter().collect());
+        self
+    }
+
+    /// Sets the default value advertised to the model. Typed tools fill it in
+    /// when the property is absent (see [`crate::ToolArgs`]).
+    pub fn default_value(mut self, value: impl Into<Value>) -> Self {
+        self.default = Some(value.into());
+        self
+    }
+
+    /// Closes an object: keys that are not declared are violations, and the
+    /// emitted schema says `additionalProperties: false`.
+    ///
+    /// Has no effect on other types.
+    pub fn closed(mut self) -> Self {
+        if self.ty == SchemaType::Object {
+            self.properties.get_or_insert_with(SchemaSpec::new).closed = true;
+        }
+        self
+    }
+
+    /// The property's type.
+    pub fn ty(&self) -> SchemaType {
+        self.ty
+    }
+
+    /// Whether the property is required.
+    pub fn is_required(&self) -> bool {
+        self.required
+    }
+
+    /// The description, if any.
+    pub fn get_description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The allowed values, if restricted.
+    pub fn get_enum(&self) -> Option<&[Value]> {
+        self.enum_values.as_deref()
+    }
+
+    /// The default value, if any.
+    pub fn get_default(&self) -> Option<&Value> {
+        self.default.as_ref()
+    }
+
+    /// The nested properties of an object.
+    pub fn get_properties(&self) -> Option<&SchemaSpec> {
+        self.properties.as_ref()
+    }
+
+    /// The element schema of an array.
+    pub fn get_items(&self) -> Option<&SchemaProp> {
+        self.items.as_deref()
+    }
+}
+
+/// An ordered set of named properties: the parameters of a tool, or the
+/// properties of a nested object.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SchemaSpec {
+    pub(crate) props: Vec<(String, SchemaProp)>,
+    pub(crate) closed: bool,
+}
+
+impl SchemaSpec {
+    /// An empty, open spec.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a property at the end. A property of the same name is replaced in place,
+    /// keeping its position.
+    pub fn prop(mut self, name: impl Into<String>, prop: SchemaProp) -> Self {
+        self.insert(name, prop);
+        self
+    }
+
+    /// Adds a property at the end, or replaces one of the same name in place.
+    pub fn insert(&mut self, name: impl Into<String>, prop: SchemaProp) {
+        let name = name.into();
+        match self.props.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = prop,
+            None => self.props.push((name, prop)),
+        }
+    }
+
+    /// Closes the spec: undeclared keys become violations.
+    pub fn closed(mut self) -> Self {
+        self.closed = true;
+        self
+    }
+
+    /// Whether undeclared keys are violations.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// The property of that name.
+    pub fn get(&self, name: &str) -> Option<&SchemaProp> {
+        self.props.iter().find(|(n, _)| n == name).map(|(_, p)| p)
+    }
+
+    /// The properties in declaration order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &SchemaProp)> {
+        self.props.iter().map(|(n, p)| (n.as_str(), p))
+    }
+
+    /// The number of properties.
+    pub fn len(&self) -> usize {
+        self.props.len()
+    }
+
+    /// Whether there are no properties.
+    pub fn is_empty(&self) -> bool {
+        self.props.is_empty()
+    }
+
+    /// The spec as JSON Schema for the given provider dialect.
+    ///
+    /// The output is compact: root `{"type":"object","properties":…}`,
+    /// `required` only when non-empty and in declaration order, `description`
+    /// only when non-empty, and none of `$schema`, `$ref`, `$defs`, `title`, `format`.
+    pub fn to_json_schema(&self, dialect: Dialect) -> Value {
+        object_schema(self, dialect)
+    }
+}
+
+/// Which provider's flavour of JSON Schema to emit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Dialect {
+    /// Plain, compact JSON Schema, as MCP carries it. The default.
+    #[default]
+    Mcp,
+    /// Anthropic's `input_schema`: the same as [`Dialect::Mcp`].
+    Anthropic,
+    /// OpenAI function `parameters` without strict mode: the same as [`Dialect::Mcp`].
+    OpenAi,
+    /// OpenAI strict mode: every object closed, every property in `required`,
+    /// optional properties typed `[T, "null"]`, no `default` (it moves into the description).
+    OpenAiStrict,
+    /// The subset Gemini accepts: no `additionalProperties`, `enum` only on strings
+    /// (other enums move into the description), optional via absence from `required`.
+    Gemini,
+}
+
+impl Dialect {
+    /// Every dialect, in a stable order.
+    pub const ALL: [Dialect; 5] = [
+        Dialect::Mcp,
+        Dialect::Anthropic,
+        Dialect::OpenAi,
+        Dialect::OpenAiStrict,
+        Dialect::Gemini,
+    ];
+
+    /// The dialect's name as the command line spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Mcp => "mcp",
+            Dialect::Anthropic => "anthropic",
+            Dialect::OpenAi => "openai",
+            Dialect::OpenAiStrict => "openai-strict",
+            Dialect::Gemini => "gemini",
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of parsing an unknown dialect name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown schema dialect \"{0}\" (expected one of mcp, openai, openai-strict, anthropic, gemini)")]
+pub struct UnknownDialect(pub String);
+
+impl std::str::FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Dialect::ALL
+            .into_iter()
+            .find(|d| d.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
+
+fn object_schema(spec: &SchemaSpec, dialect: Dialect) -> Value {
+    let mut out = Map::new();
+    out.insert("type".into(), json!("object"));
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for (name, prop) in &spec.props {
+        let optional = !prop.required;
+        properties.insert(name.clone(), prop_schema(prop, dialect, optional));
+        if prop.required || dialect == Dialect::OpenAiStrict {
+            required.push(Value::String(name.clone()));
+        }
+    }
+    out.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        out.insert("required".into(), Value::Array(required));
+    }
+    let closed = match dialect {
+        Dialect::OpenAiStrict => true,
+        Dialect::Gemini => false,
+        _ => spec.closed,
+    };
+    if closed {
+        out.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    Value::Object(out)
+}
+
+fn prop_schema(prop: &SchemaProp, dialect: Dialect, optional: bool) -> Value {
+    let mut out = match (prop.ty, &prop.properties) {
+        (SchemaType::Object, Some(spec)) => object_schema(spec, dialect),
+        (SchemaType::Object, None) if dialect == Dialect::OpenAiStrict => {
+            object_schema(&SchemaSpec::new(), dialect)
+        }
+        _ => {
+            let mut m = Map::new();
+            m.insert("type".into(), json!(prop.ty.as_str()));
+            Value::Object(m)
+        }
+    };
+    let Value::Object(map) = &mut out else {
+        unreachable!("schemas are built as objects")
+    };
+    let nullable = dialect == Dialect::OpenAiStrict && optional;
+    if nullable {
+        map.insert("type".into(), json!([prop.ty.as_str(), "null"]));
+    }
+
+    let mut description = prop.description.clone().unwrap_or_default();
+    let mut note = |extra: String| {
+        if !description.is_empty() {
+            if !description.ends_with(['.', '!', '?']) {
+                description.push('.');
+            }
+            description.push(' ');
+        }
+        description.push_str(&extra);
+    };
+    let mut enum_out = None;
+    if let Some(values) = &prop.enum_values {
+        let all_strings = values.iter().all(Value::is_string);
+        if dialect == Dialect::Gemini && !(prop.ty == SchemaType::String && all_strings) {
+            note(format!("One of: {}.", Value::Array(values.clone())));
+        } else {
+            let mut values = values.clone();
+            if nullable && !values.contains(&Value::Null) {
+                values.push(Value::Null);
+            }
+            enum_out = Some(Value::Array(values));
+        }
+    }
+    let mut default_out = None;
+    if let Some(default) = &prop.default {
+        if dialect == Dialect::OpenAiStrict {
+            note(format!("Default: {default}."));
+        } else {
+            default_out = Some(default.clone());
+        }
+    }
+    // Key order: type, description, enum, default, then nested keys.
+    let mut ordered = Map::new();
+    ordered.insert("type".into(), map.shift_remove("type").unwrap_or(Value::Null));
+    if !description.is_empty() {
+        ordered.insert("description".into(), Value::String(description));
+    }
+    if let Some(values) = enum_out {
+        ordered.insert("enum".into(), values);
+    }
+    if let Some(default) = default_out {
+        ordered.insert("default".into(), default);
+    }
+    ordered.extend(std::mem::take(map));
+    if let Some(items) = &prop.items {
+        // An element is never absent, so it is not nullable.
+        ordered.insert("items".into(), prop_schema(items, dialect, false));
+    }
+    Value::Object(ordered)
+}

@@ -1,0 +1,323 @@
+//! Validation of model-sent arguments against a [`SchemaSpec`].
+//!
+//! Every violation is reported, not the first: depth first, in declaration
+//! order, with paths `a.b`, `tags[1]`, `servers[1].host`. Nothing is coerced
+//! (`"5"` is not a number). `null` for an optional property counts as absent.
+
+use crate::schema::{SchemaProp, SchemaSpec, SchemaType};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// What kind of rule a value broke.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViolationKind {
+    /// A required property is absent or `null`.
+    Missing,
+    /// The value has the wrong JSON type (or is a non-finite number).
+    WrongType(SchemaType),
+    /// The value is not one of the allowed values.
+    NotOneOf,
+    /// A key that a closed object does not declare.
+    Undeclared,
+    /// The raw argument string is not JSON.
+    Malformed,
+    /// The value fits the schema but not the Rust type (e.g. `300` for a `u8`).
+    Unreadable,
+}
+
+/// One broken rule: where, what kind, and the message the model sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Where: `arguments` for the whole object, else `a.b`, `tags[1]`, `servers[1].host`.
+    pub path: String,
+    /// What kind of rule.
+    pub kind: ViolationKind,
+    /// The message, e.g. `"servers[1].host" must be a string`.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The path of the value being checked, as a chain on the stack: it is only
+/// rendered to a string when a violation is found.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Key(&'a str, &'a Path<'a>),
+    Index(usize, &'a Path<'a>),
+}
+
+impl Path<'_> {
+    fn render(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        if out.is_empty() {
+            out.push_str("arguments");
+        }
+        out
+    }
+
+    fn write(&self, out: &mut String) {
+        match *self {
+            Path::Root => {}
+            Path::Key(key, parent) => {
+                parent.write(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Path::Index(index, parent) => {
+                parent.write(out);
+                out.push('[');
+                out.push_str(&index.to_string());
+                out.push(']');
+            }
+        }
+    }
+}
+
+fn violation(path: &Path<'_>, kind: ViolationKind, tail: impl fmt::Display) -> Violation {
+    let path = path.render();
+    let message = match kind {
+        ViolationKind::Missing => format!("missing required property \"{path}\""),
+        _ => format!("\"{path}\" {tail}"),
+    };
+    Violation {
+        path,
+        kind,
+        message,
+    }
+}
+
+impl SchemaSpec {
+    /// Checks `args` against the spec and returns every violation (empty when valid).
+    ///
+    /// A non-object gives the single violation `"arguments" must be an object`.
+    pub fn validate(&self, args: &Value) -> Vec<Violation> {
+        let mut out = Vec::new();
+        match args {
+            Value::Object(map) => check_object(self, map, &Path::Root, &mut out),
+            _ => out.push(violation(
+                &Path::Root,
+                ViolationKind::WrongType(SchemaType::Object),
+                "must be an object",
+            )),
+        }
+        out
+    }
+
+    /// Parses the model's raw argument string and validates it.
+    ///
+    /// See [`parse_arguments`] for what is accepted.
+    pub fn validate_str(&self, raw: &str) -> Result<Value, Vec<Violation>> {
+        let value = parse_arguments(raw).map_err(|v| vec![v])?;
+        let violations = self.validate(&value);
+        if violations.is_empty() {
+            Ok(value)
+        } else {
+            Err(violations)
+        }
+    }
+
+    /// Prepares validated arguments for deserialisation: removes `null` for
+    /// optional properties and fills absent properties that declare a `default`.
+    pub fn normalize(&self, args: &mut Value) {
+        if let Value::Object(map) = args {
+            normalize_object(self, map);
+        }
+    }
+
+    /// Checks that the spec is consistent: every `default` and every `enum`
+    /// value fits its property. Registries call this at registration.
+    pub fn check(&self) -> Result<(), Violation> {
+        check_spec(self, &Path::Root)
+    }
+}
+
+/// Parses a model's raw argument string.
+///
+/// A blank string counts as `{}` (some models send it for tools without
+/// arguments), and a JSON string that itself holds a JSON object is unwrapped
+/// once (some models double-encode). Malformed JSON gives one violation naming
+/// the parse error and its position. Nesting deeper than 128 levels is an
+/// error, never a stack overflow.
+pub fn parse_arguments(raw: &str) -> Result<Value, Violation> {
+    if raw.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::String(inner)) if inner.trim_start().starts_with('{') => {
+            Ok(serde_json::from_str::<Value>(&inner).unwrap_or(Value::String(inner)))
+        }
+        Ok(value) => Ok(value),
+        Err(err) => Err(violation(
+            &Path::Root,
+            ViolationKind::Malformed,
+            format_args!("is not valid JSON: {err}"),
+        )),
+    }
+}
+
+fn check_object(spec: &SchemaSpec, map: &Map<String, Value>, path: &Path<'_>, out: &mut Vec<Violation>) {
+    for (name, prop) in &spec.props {
+        let here = Path::Key(name, path);
+        match map.get(name) {
+            None | Some(Value::Null) => {
+                if prop.required {
+                    out.push(violation(&here, ViolationKind::Missing, ""));
+                }
+            }
+            Some(value) => check_value(prop, value, &here, out),
+        }
+    }
+    if spec.closed && map.len() > 0 {
+        for key in map.keys() {
+            if spec.get(key).is_none() {
+                out.push(violation(
+                    &Path::Key(key, path),
+                    ViolationKind::Undeclared,
+                    "is not a declared property",
+                ));
+            }
+        }
+    }
+}
+
+fn type_matches(ty: SchemaType, value: &Value) -> bool {
+    match ty {
+        SchemaType::String => value.is_string(),
+        SchemaType::Number => value.as_f64().is_some_and(f64::is_finite),
+        SchemaType::Integer => value.is_i64() || value.is_u64(),
+        SchemaType::Boolean => value.is_boolean(),
+        SchemaType::Object => value.is_object(),
+        SchemaType::Array => value.is_array(),
+    }
+}
+
+fn check_value(prop: &SchemaProp, value: &Value, path: &Path<'_>, out: &mut Vec<Violation>) {
+    if !type_matches(prop.ty, value) {
+        out.push(violation(
+            path,
+            ViolationKind::WrongType(prop.ty),
+            format_args!("must be {}", prop.ty.with_article()),
+        ));
+        return;
+    }
+    if let Some(values) = &prop.enum_values {
+        if !values.contains(value) {
+            out.push(violation(
+                path,
+                ViolationKind::NotOneOf,
+                format_args!("must be one of {}", EnumList(values)),
+            ));
+            return;
+        }
+    }
+    match value {
+        Value::Object(map) => {
+            if let Some(spec) = &prop.properties {
+                check_object(spec, map, path, out);
+            }
+        }
+        Value::Array(elements) => {
+            if let Some(items) = &prop.items {
+                for (index, element) in elements.iter().enumerate() {
+                    check_value(items, element, &Path::Index(index, path), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Renders `["a","b"]` compactly.
+struct EnumList<'a>(&'a [Value]);
+
+impl fmt::Display for EnumList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, v) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{v}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+fn normalize_object(spec: &SchemaSpec, map: &mut Map<String, Value>) {
+    for (name, prop) in &spec.props {
+        match map.get_mut(name) {
+            Some(Value::Null) if !prop.required => {
+                map.shift_remove(name);
+                if let Some(default) = &prop.default {
+                    map.insert(name.clone(), default.clone());
+                }
+            }
+            Some(value) => normalize_value(prop, value),
+            None => {
+                if let Some(default) = &prop.default {
+                    map.insert(name.clone(), default.clone());
+                }
+            }
+        }
+    }
+}
+
+fn normalize_value(prop: &SchemaProp, value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(spec) = &prop.properties {
+                normalize_object(spec, map);
+            }
+        }
+        Value::Array(elements) => {
+            if let Some(items) = &prop.items {
+                for element in elements {
+                    normalize_value(items, element);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_spec(spec: &SchemaSpec, path: &Path<'_>) -> Result<(), Violation> {
+    for (name, prop) in &spec.props {
+        check_prop(prop, &Path::Key(name, path))?;
+    }
+    Ok(())
+}
+
+fn check_prop(prop: &SchemaProp, path: &Path<'_>) -> Result<(), Violation> {
+    let mut problems = Vec::new();
+    if let Some(default) = &prop.default {
+        check_value(prop, default, path, &mut problems);
+    }
+    for value in prop.enum_values.iter().flatten() {
+        if !type_matches(prop.ty, value) {
+            problems.push(violation(
+                path,
+                ViolationKind::WrongType(prop.ty),
+                format_args!("has enum value {value} that is not {}", prop.ty.with_article()),
+            ));
+        }
+    }
+    if let Some(first) = problems.into_iter().next() {
+        return Err(first);
+    }
+    if let Some(spec) = &prop.properties {
+        check_spec(spec, path)?;
+    }
+    if let Some(items) = &prop.items {
+        check_prop(items, &Path::Index(0, path))?;
+    }
+    Ok(())
+}
