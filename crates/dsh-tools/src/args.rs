@@ -69,12 +69,18 @@ pub trait ToolArgs: DeserializeOwned {
 /// # Errors
 /// `INVALID_ARGS`: every schema violation, or else the first value serde could not read.
 pub fn decode_args<T: DeserializeOwned>(spec: &SchemaSpec, mut value: Value) -> Result<T, ToolError> {
-    let violations = spec.validate(&value);
+    let (violations, fill) = spec.validate_for_decode(&value);
     if !violations.is_empty() {
         return Err(ToolError::invalid_args(violations));
     }
-    spec.normalize(&mut value);
-    serde_path_to_error::deserialize(value).map_err(|err| {
+    if fill {
+        spec.normalize(&mut value);
+    }
+    // Fast path without path tracking; on failure, deserialise again to find where.
+    if let Ok(args) = T::deserialize(&value) {
+        return Ok(args);
+    }
+    serde_path_to_error::deserialize::<_, T>(&value).map_err(|err| {
         let path = err.path().to_string();
         let path = if path == "." { "arguments".to_owned() } else { path };
         let message = format!("\"{path}\" could not be read: {}", err.inner());

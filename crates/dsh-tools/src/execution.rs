@@ -19,7 +19,7 @@ pub enum ToolArguments {
         /// What the model sent.
         raw: String,
         /// The parse error, with its position.
-        violation: Violation,
+        violation: Box<Violation>,
     },
 }
 
@@ -29,7 +29,10 @@ impl ToolArguments {
         let raw = raw.into();
         match parse_arguments(&raw) {
             Ok(value) => ToolArguments::Json(value),
-            Err(violation) => ToolArguments::Malformed { raw, violation },
+            Err(violation) => ToolArguments::Malformed {
+                raw,
+                violation: Box::new(violation),
+            },
         }
     }
 

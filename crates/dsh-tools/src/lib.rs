@@ -50,7 +50,7 @@ pub use definition::{define_tool, FnTool, Tool, ToolDefinition, ToolFuture, Tool
 pub use execution::{
     ToolAnnotations, ToolArguments, ToolContext, ToolErrorInfo, ToolExecution, ToolExecutionResult,
 };
-pub use middleware::{FnMiddleware, Middleware, MiddlewareResult, Next, TimeoutMiddleware};
+pub use middleware::{FnMiddleware, Middleware, MiddlewareResult, Next, NextFuture, TimeoutMiddleware};
 pub use presentation::{
     TerminalExit, ToolCallKind, ToolCallPresentation, ToolResultPresentation, ToolTerminal,
 };

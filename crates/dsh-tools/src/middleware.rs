@@ -30,7 +30,9 @@ use crate::execution::{ToolExecution, ToolExecutionResult};
 use crate::registry::ToolRegistry;
 use futures::future::BoxFuture;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// What a middleware returns: a result, or an error the registry turns into one.
@@ -40,9 +42,11 @@ pub type MiddlewareResult = Result<ToolExecutionResult, ToolError>;
 pub trait Middleware: Send + Sync + 'static {
     /// Handles one call; call `next.run(exec)` to go on, or return to veto.
     ///
-    /// An `Err` becomes a failed result with the error's code (the `call_id`
-    /// is the execution's), so `?` works in a middleware.
-    fn handle<'a>(&'a self, exec: ToolExecution, next: Next) -> BoxFuture<'a, MiddlewareResult>;
+    /// The returned future is `'static` (as a `tower` service's is): clone
+    /// what it needs from `self` (keep shared state behind an `Arc`).
+    /// An `Err` becomes a failed result with the error's code and the model's
+    /// call id, so `?` works in a middleware.
+    fn handle(&self, exec: ToolExecution, next: Next) -> BoxFuture<'static, MiddlewareResult>;
 }
 
 /// The rest of the chain after one middleware. Not `Clone`: run it at most once.
@@ -50,33 +54,67 @@ pub struct Next {
     pub(crate) chain: Arc<[Arc<dyn Middleware>]>,
     pub(crate) index: usize,
     pub(crate) registry: ToolRegistry,
+    /// The model's call id, for results made from a middleware's `Err`.
+    pub(crate) call_id: Arc<str>,
 }
 
 impl Next {
     /// Runs the rest of the chain and the tool. Never fails: every outcome is a result.
-    pub fn run(self, exec: ToolExecution) -> BoxFuture<'static, ToolExecutionResult> {
+    pub fn run(self, exec: ToolExecution) -> NextFuture {
         match self.chain.get(self.index).cloned() {
             Some(layer) => {
+                let call_id = self.call_id.clone();
                 let next = Next {
                     chain: self.chain,
                     index: self.index + 1,
                     registry: self.registry,
+                    call_id: self.call_id,
                 };
-                Box::pin(async move {
-                    let call_id = exec.call_id.clone();
-                    match layer.handle(exec, next).await {
-                        Ok(result) => result,
-                        Err(err) => ToolExecutionResult::from_error(call_id, &err),
-                    }
-                })
+                NextFuture {
+                    inner: NextInner::Layer {
+                        future: layer.handle(exec, next),
+                        call_id,
+                    },
+                }
             }
-            None => self.registry.dispatch(exec),
+            None => NextFuture {
+                inner: NextInner::Dispatch(self.registry.dispatch(exec)),
+            },
         }
     }
 
     /// The registry the call runs in (e.g. to read the tool's annotations).
     pub fn registry(&self) -> &ToolRegistry {
         &self.registry
+    }
+}
+
+/// The future [`Next::run`] returns: the next layer's outcome as a result.
+#[must_use = "futures do nothing unless awaited"]
+pub struct NextFuture {
+    inner: NextInner,
+}
+
+enum NextInner {
+    Layer {
+        future: BoxFuture<'static, MiddlewareResult>,
+        call_id: Arc<str>,
+    },
+    Dispatch(BoxFuture<'static, ToolExecutionResult>),
+}
+
+impl Future for NextFuture {
+    type Output = ToolExecutionResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
+        // Every field is Unpin (boxed futures and Arcs), so NextFuture is too.
+        match &mut self.get_mut().inner {
+            NextInner::Layer { future, call_id } => future.as_mut().poll(cx).map(|outcome| match outcome {
+                Ok(result) => result,
+                Err(err) => ToolExecutionResult::from_error(&**call_id, &err),
+            }),
+            NextInner::Dispatch(future) => future.as_mut().poll(cx),
+        }
     }
 }
 
@@ -88,7 +126,7 @@ where
     F: Fn(ToolExecution, Next) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = MiddlewareResult> + Send + 'static,
 {
-    fn handle<'a>(&'a self, exec: ToolExecution, next: Next) -> BoxFuture<'a, MiddlewareResult> {
+    fn handle(&self, exec: ToolExecution, next: Next) -> BoxFuture<'static, MiddlewareResult> {
         Box::pin((self.0)(exec, next))
     }
 }
@@ -117,7 +155,7 @@ impl TimeoutMiddleware {
 }
 
 impl Middleware for TimeoutMiddleware {
-    fn handle<'a>(&'a self, mut exec: ToolExecution, next: Next) -> BoxFuture<'a, MiddlewareResult> {
+    fn handle(&self, mut exec: ToolExecution, next: Next) -> BoxFuture<'static, MiddlewareResult> {
         let deadline = next
             .registry()
             .get(&exec.name)

@@ -296,6 +296,7 @@ impl ToolRegistry {
             chain,
             index: 0,
             registry: self.clone(),
+            call_id: Arc::from(call_id.as_str()),
         };
         let run = AssertUnwindSafe(next.run(exec)).catch_unwind();
         let outcome = if cancel.is_cancelled() {
@@ -304,7 +305,8 @@ impl ToolRegistry {
             // The chain is polled first, so a result it produces on the same
             // wake-up as the cancellation (e.g. `ABORTED` from dispatch,
             // passed back through the middleware) wins.
-            match future::select(run, Box::pin(cancel.cancelled())).await {
+            let cancelled = std::pin::pin!(cancel.cancelled());
+            match future::select(run, cancelled).await {
                 Either::Left((outcome, _)) => Some(outcome),
                 Either::Right(((), mut run)) => match (&mut run).now_or_never() {
                     Some(outcome) => Some(outcome),
@@ -337,7 +339,7 @@ impl ToolRegistry {
             let args = match exec.arguments {
                 ToolArguments::Json(value) => value,
                 ToolArguments::Malformed { violation, .. } => {
-                    return ToolExecutionResult::from_error(exec.call_id, &ToolError::invalid_args(vec![violation]));
+                    return ToolExecutionResult::from_error(exec.call_id, &ToolError::invalid_args(vec![*violation]));
                 }
             };
             if exec.cancel.is_cancelled() {
@@ -351,7 +353,9 @@ impl ToolRegistry {
                 cancel: exec.cancel.clone(),
             };
             let body = AssertUnwindSafe(async move { tool.execute(args, ctx).await }).catch_unwind();
-            let outcome = match future::select(Box::pin(body), Box::pin(exec.cancel.cancelled())).await {
+            let body = std::pin::pin!(body);
+            let cancelled = std::pin::pin!(exec.cancel.cancelled());
+            let outcome = match future::select(body, cancelled).await {
                 Either::Left((outcome, _)) => outcome,
                 Either::Right(_) => return aborted(exec.call_id, true),
             };

@@ -100,16 +100,23 @@ impl SchemaSpec {
     ///
     /// A non-object gives the single violation `"arguments" must be an object`.
     pub fn validate(&self, args: &Value) -> Vec<Violation> {
+        self.validate_for_decode(args).0
+    }
+
+    /// [`SchemaSpec::validate`], plus whether [`SchemaSpec::normalize`] has
+    /// anything to do (a `null` to drop or a default to fill).
+    pub(crate) fn validate_for_decode(&self, args: &Value) -> (Vec<Violation>, bool) {
         let mut out = Vec::new();
+        let mut fill = false;
         match args {
-            Value::Object(map) => check_object(self, map, &Path::Root, &mut out),
+            Value::Object(map) => check_object(self, map, &Path::Root, &mut out, &mut fill),
             _ => out.push(violation(
                 &Path::Root,
                 ViolationKind::WrongType(SchemaType::Object),
                 "must be an object",
             )),
         }
-        out
+        (out, fill)
     }
 
     /// Parses the model's raw argument string and validates it.
@@ -164,16 +171,22 @@ pub fn parse_arguments(raw: &str) -> Result<Value, Violation> {
     }
 }
 
-fn check_object(spec: &SchemaSpec, map: &Map<String, Value>, path: &Path<'_>, out: &mut Vec<Violation>) {
+fn check_object(
+    spec: &SchemaSpec,
+    map: &Map<String, Value>,
+    path: &Path<'_>,
+    out: &mut Vec<Violation>,
+    fill: &mut bool,
+) {
     for (name, prop) in &spec.props {
         let here = Path::Key(name, path);
         match map.get(name) {
-            None | Some(Value::Null) => {
-                if prop.required {
-                    out.push(violation(&here, ViolationKind::Missing, ""));
-                }
+            None | Some(Value::Null) if prop.required => {
+                out.push(violation(&here, ViolationKind::Missing, ""));
             }
-            Some(value) => check_value(prop, value, &here, out),
+            Some(Value::Null) => *fill = true,
+            None => *fill |= prop.default.is_some(),
+            Some(value) => check_value(prop, value, &here, out, fill),
         }
     }
     if spec.closed && map.len() > 0 {
@@ -200,7 +213,7 @@ fn type_matches(ty: SchemaType, value: &Value) -> bool {
     }
 }
 
-fn check_value(prop: &SchemaProp, value: &Value, path: &Path<'_>, out: &mut Vec<Violation>) {
+fn check_value(prop: &SchemaProp, value: &Value, path: &Path<'_>, out: &mut Vec<Violation>, fill: &mut bool) {
     if !type_matches(prop.ty, value) {
         out.push(violation(
             path,
@@ -222,13 +235,13 @@ fn check_value(prop: &SchemaProp, value: &Value, path: &Path<'_>, out: &mut Vec<
     match value {
         Value::Object(map) => {
             if let Some(spec) = &prop.properties {
-                check_object(spec, map, path, out);
+                check_object(spec, map, path, out, fill);
             }
         }
         Value::Array(elements) => {
             if let Some(items) = &prop.items {
                 for (index, element) in elements.iter().enumerate() {
-                    check_value(items, element, &Path::Index(index, path), out);
+                    check_value(items, element, &Path::Index(index, path), out, fill);
                 }
             }
         }
@@ -299,7 +312,7 @@ fn check_spec(spec: &SchemaSpec, path: &Path<'_>) -> Result<(), Violation> {
 fn check_prop(prop: &SchemaProp, path: &Path<'_>) -> Result<(), Violation> {
     let mut problems = Vec::new();
     if let Some(default) = &prop.default {
-        check_value(prop, default, path, &mut problems);
+        check_value(prop, default, path, &mut problems, &mut false);
     }
     for value in prop.enum_values.iter().flatten() {
         if !type_matches(prop.ty, value) {
