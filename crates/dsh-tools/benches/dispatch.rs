@@ -7,7 +7,9 @@
 mod ratio;
 
 use criterion::{criterion_group, Criterion};
-use dsh_tools::{define_tool, ContentBlock, ToolArgs, ToolContext, ToolError, ToolExecution, ToolRegistry};
+use dsh_tools::{
+    define_tool, ContentBlock, ToolArgs, ToolContext, ToolError, ToolExecution, ToolRegistry,
+};
 use serde::Deserialize;
 use serde_json::json;
 use std::hint::black_box;
@@ -27,9 +29,14 @@ async fn add(args: AddArgs, _ctx: ToolContext) -> Result<Vec<ContentBlock>, Tool
 
 fn registry() -> ToolRegistry {
     let registry = ToolRegistry::new();
-    registry.register(define_tool("add", "Adds two integers.", add)).unwrap().keep();
+    registry
+        .register(define_tool("add", "Adds two integers.", add))
+        .unwrap()
+        .keep();
     for _ in 0..3 {
-        registry.use_fn(|exec, next| async move { Ok(next.run(exec).await) }).keep();
+        registry
+            .use_fn(|exec, next| async move { Ok(next.run(exec).await) })
+            .keep();
     }
     registry
 }
@@ -44,12 +51,21 @@ fn ctx() -> ToolContext {
 }
 
 fn bench(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let registry = registry();
     let args = json!({"a": 2, "b": 40});
     let mut group = c.benchmark_group("dispatch");
     group.bench_function("registry+validation+3 middlewares", |b| {
-        b.iter(|| rt.block_on(registry.execute(ToolExecution::new("call-1", "add", black_box(args.clone())))))
+        b.iter(|| {
+            rt.block_on(registry.execute(ToolExecution::new(
+                "call-1",
+                "add",
+                black_box(args.clone()),
+            )))
+        })
     });
     group.bench_function("body directly", |b| {
         b.iter(|| rt.block_on(add(black_box(AddArgs { a: 2, b: 40 }), ctx())))
@@ -58,17 +74,24 @@ fn bench(c: &mut Criterion) {
 }
 
 fn overhead() {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let registry = registry();
     let args = json!({"a": 2, "b": 40});
     let check = rt.block_on(registry.execute(ToolExecution::new("c", "add", args.clone())));
     assert_eq!(check.text(), "42");
     let (ours, direct) = ratio::compare(
         || {
-            ratio::keep(rt.block_on(registry.execute(ToolExecution::new("call-1", "add", black_box(args.clone())))));
+            ratio::keep(rt.block_on(registry.execute(ToolExecution::new(
+                "call-1",
+                "add",
+                black_box(args.clone()),
+            ))));
         },
         || {
-            ratio::keep(rt.block_on(add(black_box(AddArgs { a: 2, b: 40 }), ctx())));
+            let _ = ratio::keep(rt.block_on(add(black_box(AddArgs { a: 2, b: 40 }), ctx())));
         },
         21,
         Duration::from_millis(40),

@@ -2,10 +2,10 @@
 //! `jsonschema` crate on the equivalent compiled schema, valid and invalid
 //! arguments, collecting every error on both sides.
 
-#[path = "../../../bench/ratio.rs"]
-mod ratio;
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "../../../bench/ratio.rs"]
+mod ratio;
 
 use criterion::{criterion_group, Criterion};
 use dsh_tools::Dialect;
@@ -76,7 +76,12 @@ fn ratios() {
             21,
             Duration::from_millis(40),
         );
-        ratio::report(&format!("validate/{label}"), "dsh-tools", "jsonschema", times);
+        ratio::report(
+            &format!("validate/{label}"),
+            "dsh-tools",
+            "jsonschema",
+            times,
+        );
     }
 }
 

@@ -27,26 +27,42 @@ struct WordCount {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let registry = ToolRegistry::new();
-    let list_dir = define_tool("list_dir", "Lists a directory, one entry per line.", |args: ListDir, _| async move {
-        let mut names = Vec::new();
-        let entries = std::fs::read_dir(&args.path).map_err(|e| ToolError::msg(format!("{}: {e}", args.path)))?;
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if args.all.unwrap_or(false) || !name.starts_with('.') {
-                names.push(name);
+    let list_dir = define_tool(
+        "list_dir",
+        "Lists a directory, one entry per line.",
+        |args: ListDir, _| async move {
+            let mut names = Vec::new();
+            let entries = std::fs::read_dir(&args.path)
+                .map_err(|e| ToolError::msg(format!("{}: {e}", args.path)))?;
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if args.all.unwrap_or(false) || !name.starts_with('.') {
+                    names.push(name);
+                }
             }
-        }
-        names.sort();
-        Ok(vec![ContentBlock::text(names.join("\n"))])
-    })
+            names.sort();
+            Ok(vec![ContentBlock::text(names.join("\n"))])
+        },
+    )
     .concurrency_safe();
     registry.register(list_dir).expect("fresh registry").keep();
-    let word_count = define_tool("word_count", "Counts the words of a text.", |args: WordCount, _| async move {
-        Ok(vec![ContentBlock::text(args.text.split_whitespace().count().to_string())])
-    })
+    let word_count = define_tool(
+        "word_count",
+        "Counts the words of a text.",
+        |args: WordCount, _| async move {
+            Ok(vec![ContentBlock::text(
+                args.text.split_whitespace().count().to_string(),
+            )])
+        },
+    )
     .concurrency_safe();
-    registry.register(word_count).expect("fresh registry").keep();
-    registry.use_middleware(TimeoutMiddleware::new(Duration::from_secs(10))).keep();
+    registry
+        .register(word_count)
+        .expect("fresh registry")
+        .keep();
+    registry
+        .use_middleware(TimeoutMiddleware::new(Duration::from_secs(10)))
+        .keep();
     // A tiny log middleware, as a closure.
     registry
         .use_fn(|exec, next| async move {
@@ -58,7 +74,10 @@ async fn main() {
         .keep();
 
     println!("== tools sent to the model (openai-strict)");
-    println!("{}", serde_json::to_string_pretty(&registry.schemas(Dialect::OpenAiStrict)).expect("JSON"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&registry.schemas(Dialect::OpenAiStrict)).expect("JSON")
+    );
 
     // What a model might answer: two good calls and one it must correct.
     let reply = [

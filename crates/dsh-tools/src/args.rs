@@ -68,7 +68,10 @@ pub trait ToolArgs: DeserializeOwned {
 ///
 /// # Errors
 /// `INVALID_ARGS`: every schema violation, or else the first value serde could not read.
-pub fn decode_args<T: DeserializeOwned>(spec: &SchemaSpec, mut value: Value) -> Result<T, ToolError> {
+pub fn decode_args<T: DeserializeOwned>(
+    spec: &SchemaSpec,
+    mut value: Value,
+) -> Result<T, ToolError> {
     let (violations, fill) = spec.validate_for_decode(&value);
     if !violations.is_empty() {
         return Err(ToolError::invalid_args(violations));
@@ -82,13 +85,17 @@ pub fn decode_args<T: DeserializeOwned>(spec: &SchemaSpec, mut value: Value) -> 
     }
     serde_path_to_error::deserialize::<_, T>(&value).map_err(|err| {
         let path = err.path().to_string();
-        let path = if path == "." { "arguments".to_owned() } else { path };
-        let message = format!("\"{path}\" could not be read: {}", err.inner());
-        ToolError::invalid_args(vec![Violation {
-            path,
-            kind: ViolationKind::Unreadable,
-            message,
-        }])
+        let path = if path == "." {
+            "arguments".to_owned()
+        } else {
+            path
+        };
+        let tail = format!("could not be read: {}", err.inner());
+        ToolError::invalid_args(vec![Violation::new(
+            ViolationKind::Unreadable,
+            &path,
+            &tail,
+        )])
     })
 }
 

@@ -65,7 +65,11 @@ pub trait ToolDefinition: Send + Sync + 'static {
 
     /// How to present the completed call; `None` to keep the pending title and
     /// show the raw result. Pure: depends only on `args` and `result`.
-    fn present_result(&self, _args: &Value, _result: &ToolExecutionResult) -> Option<ToolResultPresentation> {
+    fn present_result(
+        &self,
+        _args: &Value,
+        _result: &ToolExecutionResult,
+    ) -> Option<ToolResultPresentation> {
         None
     }
 
@@ -112,7 +116,11 @@ pub trait Tool: Send + Sync + 'static {
     fn description(&self) -> &str;
 
     /// The body.
-    fn call(&self, args: Self::Args, ctx: ToolContext) -> impl Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send;
+    fn call(
+        &self,
+        args: Self::Args,
+        ctx: ToolContext,
+    ) -> impl Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send;
 
     /// Pending presentation from typed arguments.
     fn present_call(&self, _args: &Self::Args) -> Option<ToolCallPresentation> {
@@ -120,7 +128,11 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// Completed presentation from typed arguments.
-    fn present_result(&self, _args: &Self::Args, _result: &ToolExecutionResult) -> Option<ToolResultPresentation> {
+    fn present_result(
+        &self,
+        _args: &Self::Args,
+        _result: &ToolExecutionResult,
+    ) -> Option<ToolResultPresentation> {
         None
     }
 
@@ -194,7 +206,11 @@ impl<T: Tool> ToolDefinition for TypedTool<T> {
         self.tool.present_call(&self.typed(args)?)
     }
 
-    fn present_result(&self, args: &Value, result: &ToolExecutionResult) -> Option<ToolResultPresentation> {
+    fn present_result(
+        &self,
+        args: &Value,
+        result: &ToolExecutionResult,
+    ) -> Option<ToolResultPresentation> {
         self.tool.present_result(&self.typed(args)?, result)
     }
 
@@ -207,7 +223,8 @@ impl<T: Tool> ToolDefinition for TypedTool<T> {
     }
 
     fn is_concurrency_safe(&self, args: &Value) -> bool {
-        self.typed(args).is_some_and(|a| self.tool.is_concurrency_safe(&a))
+        self.typed(args)
+            .is_some_and(|a| self.tool.is_concurrency_safe(&a))
     }
 }
 
@@ -231,7 +248,11 @@ impl<T: Tool> ToolDefinition for TypedTool<T> {
 ///     .unwrap()
 ///     .keep();
 /// ```
-pub fn define_tool<A, F, Fut>(name: impl Into<String>, description: impl Into<String>, body: F) -> TypedTool<FnTool<A, F>>
+pub fn define_tool<A, F, Fut>(
+    name: impl Into<String>,
+    description: impl Into<String>,
+    body: F,
+) -> TypedTool<FnTool<A, F>>
 where
     A: ToolArgs + Send + 'static,
     F: Fn(A, ToolContext) -> Fut + Send + Sync + 'static,
@@ -296,7 +317,11 @@ where
         &self.description
     }
 
-    fn call(&self, args: A, ctx: ToolContext) -> impl Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send {
+    fn call(
+        &self,
+        args: A,
+        ctx: ToolContext,
+    ) -> impl Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send {
         (self.body)(args, ctx)
     }
 

@@ -118,7 +118,7 @@ impl ToolError {
             if i > 0 {
                 message.push_str("; ");
             }
-            message.push_str(&v.message);
+            message.push_str(v.message());
         }
         ToolError {
             code: ErrorCode::InvalidArgs,

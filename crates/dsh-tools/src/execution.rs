@@ -93,7 +93,11 @@ pub struct ToolExecution {
 
 impl ToolExecution {
     /// A call with a fresh cancellation token and no agent.
-    pub fn new(call_id: impl Into<String>, name: impl Into<String>, arguments: impl Into<ToolArguments>) -> Self {
+    pub fn new(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<ToolArguments>,
+    ) -> Self {
         ToolExecution {
             call_id: call_id.into(),
             name: name.into(),
@@ -184,7 +188,11 @@ impl ToolExecutionResult {
     }
 
     /// A failed result with an explicit code and message.
-    pub fn failure(call_id: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
+    pub fn failure(
+        call_id: impl Into<String>,
+        code: ErrorCode,
+        message: impl Into<String>,
+    ) -> Self {
         Self::from_error(call_id, &ToolError::new(code, message))
     }
 

@@ -46,19 +46,23 @@ mod validate;
 
 pub use args::{decode_args, ArgType, ToolArgs};
 pub use content::ContentBlock;
-pub use definition::{define_tool, FnTool, Tool, ToolDefinition, ToolFuture, ToolSchema, TypedTool};
+pub use definition::{
+    define_tool, FnTool, Tool, ToolDefinition, ToolFuture, ToolSchema, TypedTool,
+};
+pub use dsh_tools_derive::ToolArgs;
+pub use error::{ErrorCode, ToolError};
 pub use execution::{
     ToolAnnotations, ToolArguments, ToolContext, ToolErrorInfo, ToolExecution, ToolExecutionResult,
 };
-pub use middleware::{FnMiddleware, Middleware, MiddlewareResult, Next, NextFuture, TimeoutMiddleware};
+pub use middleware::{
+    FnMiddleware, Middleware, MiddlewareResult, Next, NextFuture, TimeoutMiddleware,
+};
 pub use presentation::{
     TerminalExit, ToolCallKind, ToolCallPresentation, ToolResultPresentation, ToolTerminal,
 };
 pub use registry::{
     MiddlewareHandle, RegistryChange, ToolHandle, ToolRegistry, DEFAULT_BATCH_CONCURRENCY,
 };
-pub use dsh_tools_derive::ToolArgs;
-pub use error::{ErrorCode, ToolError};
 pub use schema::{Dialect, SchemaProp, SchemaSpec, SchemaType, UnknownDialect};
 pub use validate::{parse_arguments, Violation, ViolationKind};
 

@@ -109,10 +109,12 @@ impl Future for NextFuture {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
         // Every field is Unpin (boxed futures and Arcs), so NextFuture is too.
         match &mut self.get_mut().inner {
-            NextInner::Layer { future, call_id } => future.as_mut().poll(cx).map(|outcome| match outcome {
-                Ok(result) => result,
-                Err(err) => ToolExecutionResult::from_error(&**call_id, &err),
-            }),
+            NextInner::Layer { future, call_id } => {
+                future.as_mut().poll(cx).map(|outcome| match outcome {
+                    Ok(result) => result,
+                    Err(err) => ToolExecutionResult::from_error(&**call_id, &err),
+                })
+            }
             NextInner::Dispatch(future) => future.as_mut().poll(cx),
         }
     }
@@ -145,7 +147,9 @@ pub struct TimeoutMiddleware {
 impl TimeoutMiddleware {
     /// With a default deadline for tools that declare none.
     pub fn new(default: Duration) -> Self {
-        TimeoutMiddleware { default: Some(default) }
+        TimeoutMiddleware {
+            default: Some(default),
+        }
     }
 
     /// Only tools that declare a timeout are bounded.

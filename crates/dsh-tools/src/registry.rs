@@ -164,7 +164,7 @@ impl ToolRegistry {
             spec.check().map_err(|v| {
                 ToolError::new(
                     ErrorCode::InvalidSchema,
-                    format!("tool \"{name}\" has an invalid schema: {}", v.message),
+                    format!("tool \"{name}\" has an invalid schema: {}", v.message()),
                 )
             })?;
         }
@@ -221,7 +221,8 @@ impl ToolRegistry {
     }
 
     fn rebuild_chain(&self, middleware: &[MiddlewareEntry]) {
-        let chain: Arc<[Arc<dyn Middleware>]> = middleware.iter().map(|e| e.layer.clone()).collect();
+        let chain: Arc<[Arc<dyn Middleware>]> =
+            middleware.iter().map(|e| e.layer.clone()).collect();
         *write(&self.inner.chain) = chain;
     }
 
@@ -274,7 +275,9 @@ impl ToolRegistry {
 
     /// Sets how many concurrency-safe calls of a batch run at once (at least 1).
     pub fn set_batch_concurrency(&self, cap: usize) {
-        self.inner.batch_concurrency.store(cap.max(1), Ordering::Relaxed);
+        self.inner
+            .batch_concurrency
+            .store(cap.max(1), Ordering::Relaxed);
     }
 
     /// Runs one call through the middleware chain and the tool.
@@ -308,10 +311,7 @@ impl ToolRegistry {
             let cancelled = std::pin::pin!(cancel.cancelled());
             match future::select(run, cancelled).await {
                 Either::Left((outcome, _)) => Some(outcome),
-                Either::Right(((), mut run)) => match (&mut run).now_or_never() {
-                    Some(outcome) => Some(outcome),
-                    None => None,
-                },
+                Either::Right(((), mut run)) => (&mut run).now_or_never(),
             }
         };
         match outcome {
@@ -339,7 +339,10 @@ impl ToolRegistry {
             let args = match exec.arguments {
                 ToolArguments::Json(value) => value,
                 ToolArguments::Malformed { violation, .. } => {
-                    return ToolExecutionResult::from_error(exec.call_id, &ToolError::invalid_args(vec![*violation]));
+                    return ToolExecutionResult::from_error(
+                        exec.call_id,
+                        &ToolError::invalid_args(vec![*violation]),
+                    );
                 }
             };
             if exec.cancel.is_cancelled() {
@@ -352,7 +355,8 @@ impl ToolRegistry {
                 agent: exec.agent,
                 cancel: exec.cancel.clone(),
             };
-            let body = AssertUnwindSafe(async move { tool.execute(args, ctx).await }).catch_unwind();
+            let body =
+                AssertUnwindSafe(async move { tool.execute(args, ctx).await }).catch_unwind();
             let body = std::pin::pin!(body);
             let cancelled = std::pin::pin!(exec.cancel.cancelled());
             let outcome = match future::select(body, cancelled).await {
@@ -383,18 +387,25 @@ impl ToolRegistry {
                 safe_run.push(exec);
                 continue;
             }
-            self.run_parallel(std::mem::take(&mut safe_run), cap, &mut results).await;
+            self.run_parallel(std::mem::take(&mut safe_run), cap, &mut results)
+                .await;
             results.push(self.execute(exec).await);
         }
         self.run_parallel(safe_run, cap, &mut results).await;
         results
     }
 
-    async fn run_parallel(&self, calls: Vec<ToolExecution>, cap: usize, results: &mut Vec<ToolExecutionResult>) {
+    async fn run_parallel(
+        &self,
+        calls: Vec<ToolExecution>,
+        cap: usize,
+        results: &mut Vec<ToolExecutionResult>,
+    ) {
         if calls.is_empty() {
             return;
         }
-        let mut stream = futures::stream::iter(calls.into_iter().map(|exec| self.execute(exec))).buffered(cap);
+        let mut stream =
+            futures::stream::iter(calls.into_iter().map(|exec| self.execute(exec))).buffered(cap);
         while let Some(result) = stream.next().await {
             results.push(result);
         }
@@ -404,20 +415,30 @@ impl ToolRegistry {
         let (Some(tool), Some(args)) = (self.get(&exec.name), exec.arguments.as_value()) else {
             return false;
         };
-        std::panic::catch_unwind(AssertUnwindSafe(|| tool.is_concurrency_safe(args))).unwrap_or(false)
+        std::panic::catch_unwind(AssertUnwindSafe(|| tool.is_concurrency_safe(args)))
+            .unwrap_or(false)
     }
 
     /// How to show a pending call: the tool's presenter, or the generic
     /// presentation when the tool is unknown, has none, returns `None` or panics.
     pub fn present_call(&self, name: &str, args: &Value) -> ToolCallPresentation {
         self.get(name)
-            .and_then(|tool| std::panic::catch_unwind(AssertUnwindSafe(|| tool.present_call(args))).ok().flatten())
+            .and_then(|tool| {
+                std::panic::catch_unwind(AssertUnwindSafe(|| tool.present_call(args)))
+                    .ok()
+                    .flatten()
+            })
             .unwrap_or_else(|| ToolCallPresentation::generic(name, args))
     }
 
     /// How to show a completed call: the tool's presenter, or the generic
     /// presentation (keep the pending title, show the raw content).
-    pub fn present_result(&self, name: &str, args: &Value, result: &ToolExecutionResult) -> ToolResultPresentation {
+    pub fn present_result(
+        &self,
+        name: &str,
+        args: &Value,
+        result: &ToolExecutionResult,
+    ) -> ToolResultPresentation {
         self.get(name)
             .and_then(|tool| {
                 std::panic::catch_unwind(AssertUnwindSafe(|| tool.present_result(args, result)))
@@ -432,7 +453,11 @@ fn aborted(call_id: String, dispatched: bool) -> ToolExecutionResult {
     if dispatched {
         ToolExecutionResult::failure(call_id, ErrorCode::Aborted, "tool call aborted")
     } else {
-        ToolExecutionResult::failure(call_id, ErrorCode::AbortedBeforeDispatch, "tool call aborted before dispatch")
+        ToolExecutionResult::failure(
+            call_id,
+            ErrorCode::AbortedBeforeDispatch,
+            "tool call aborted before dispatch",
+        )
     }
 }
 
@@ -466,7 +491,9 @@ impl ToolHandle {
         if !std::mem::take(&mut self.armed) {
             return;
         }
-        let Some(inner) = self.registry.upgrade() else { return };
+        let Some(inner) = self.registry.upgrade() else {
+            return;
+        };
         let removed = {
             let mut tools = write(&inner.tools);
             // Only the registration this handle made: a later tool of the same name stays.
@@ -478,7 +505,9 @@ impl ToolHandle {
             }
         };
         if removed {
-            let _ = inner.changes.send(RegistryChange::Removed(self.name.clone()));
+            let _ = inner
+                .changes
+                .send(RegistryChange::Removed(self.name.clone()));
         }
     }
 }
@@ -513,7 +542,9 @@ impl MiddlewareHandle {
         if !std::mem::take(&mut self.armed) {
             return;
         }
-        let Some(inner) = self.registry.upgrade() else { return };
+        let Some(inner) = self.registry.upgrade() else {
+            return;
+        };
         let registry = ToolRegistry { inner };
         let mut list = write(&registry.inner.middleware);
         list.retain(|e| e.id != self.id);

@@ -16,6 +16,7 @@
 
 use serde_json::{json, Map, Value};
 use std::fmt;
+use std::sync::OnceLock;
 
 /// The JSON type of one property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,6 +48,18 @@ impl SchemaType {
         }
     }
 
+    /// The tail of a type violation: `must be a string`, `must be an integer`.
+    pub(crate) fn must_be(self) -> &'static str {
+        match self {
+            SchemaType::String => "must be a string",
+            SchemaType::Number => "must be a number",
+            SchemaType::Integer => "must be an integer",
+            SchemaType::Boolean => "must be a boolean",
+            SchemaType::Object => "must be an object",
+            SchemaType::Array => "must be an array",
+        }
+    }
+
     /// The article + name used in messages: `"p" must be a string`, `… an integer`.
     pub(crate) fn with_article(self) -> &'static str {
         match self {
@@ -70,15 +83,30 @@ impl fmt::Display for SchemaType {
 ///
 /// Build one with the constructors ([`SchemaProp::string`], [`SchemaProp::object`], …)
 /// and the chained setters.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct SchemaProp {
     pub(crate) ty: SchemaType,
     pub(crate) required: bool,
     pub(crate) description: Option<String>,
     pub(crate) enum_values: Option<Vec<Value>>,
+    /// `must be one of [...]`, rendered on the first violation and kept.
+    pub(crate) enum_message: OnceLock<String>,
     pub(crate) default: Option<Value>,
     pub(crate) properties: Option<SchemaSpec>,
     pub(crate) items: Option<Box<SchemaProp>>,
+}
+
+impl PartialEq for SchemaProp {
+    fn eq(&self, other: &Self) -> bool {
+        // `enum_message` is a cache, not part of the value.
+        self.ty == other.ty
+            && self.required == other.required
+            && self.description == other.description
+            && self.enum_values == other.enum_values
+            && self.default == other.default
+            && self.properties == other.properties
+            && self.items == other.items
+    }
 }
 
 impl SchemaProp {
@@ -89,6 +117,7 @@ impl SchemaProp {
             required: false,
             description: None,
             enum_values: None,
+            enum_message: OnceLock::new(),
             default: None,
             properties: None,
             items: None,
@@ -166,13 +195,20 @@ impl SchemaProp {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.enum_values = Some(values.into_iter().map(|v| Value::String(v.into())).collect());
+        self.enum_values = Some(
+            values
+                .into_iter()
+                .map(|v| Value::String(v.into()))
+                .collect(),
+        );
+        self.enum_message = OnceLock::new();
         self
     }
 
     /// Restricts the property to these JSON values (checked for every type).
     pub fn enum_values(mut self, values: impl IntoIterator<Item = Value>) -> Self {
         self.enum_values = Some(values.into_iter().collect());
+        self.enum_message = OnceLock::new();
         self
     }
 
@@ -443,7 +479,10 @@ fn prop_schema(prop: &SchemaProp, dialect: Dialect, optional: bool) -> Value {
     }
     // Key order: type, description, enum, default, then nested keys.
     let mut ordered = Map::new();
-    ordered.insert("type".into(), map.shift_remove("type").unwrap_or(Value::Null));
+    ordered.insert(
+        "type".into(),
+        map.shift_remove("type").unwrap_or(Value::Null),
+    );
     if !description.is_empty() {
         ordered.insert("description".into(), Value::String(description));
     }

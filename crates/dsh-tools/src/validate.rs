@@ -27,14 +27,78 @@ pub enum ViolationKind {
 }
 
 /// One broken rule: where, what kind, and the message the model sees.
+///
+/// The path is kept as a range of the message, so a violation costs one allocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
+    kind: ViolationKind,
+    message: String,
+    path: std::ops::Range<usize>,
+}
+
+impl Violation {
+    /// A violation at `path` whose message is `"path" tail`
+    /// (or `missing required property "path"` for [`ViolationKind::Missing`]).
+    pub fn new(kind: ViolationKind, path: &str, tail: &str) -> Self {
+        Self::build(kind, tail, path.len(), |message| message.push_str(path))
+    }
+
+    /// Builds the message in one allocation, writing the path with `write_path`.
+    fn build(
+        kind: ViolationKind,
+        tail: &str,
+        path_hint: usize,
+        write_path: impl FnOnce(&mut String),
+    ) -> Self {
+        // Built by hand rather than with `format!`: invalid arguments are a hot
+        // path for a model that is correcting itself.
+        let mut message = String::with_capacity(path_hint + tail.len() + 32);
+        let start = match kind {
+            ViolationKind::Missing => {
+                message.push_str("missing required property \"");
+                message.len()
+            }
+            _ => {
+                message.push('"');
+                1
+            }
+        };
+        write_path(&mut message);
+        if message.len() == start {
+            message.push_str("arguments");
+        }
+        let end = message.len();
+        message.push('"');
+        if kind != ViolationKind::Missing {
+            message.push(' ');
+            message.push_str(tail);
+        }
+        Violation {
+            kind,
+            message,
+            path: start..end,
+        }
+    }
+
     /// Where: `arguments` for the whole object, else `a.b`, `tags[1]`, `servers[1].host`.
-    pub path: String,
+    pub fn path(&self) -> &str {
+        &self.message[self.path.clone()]
+    }
+
     /// What kind of rule.
-    pub kind: ViolationKind,
+    pub fn kind(&self) -> ViolationKind {
+        self.kind
+    }
+
     /// The message, e.g. `"servers[1].host" must be a string`.
-    pub message: String,
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The message, owned.
+    pub fn into_message(self) -> String {
+        self.message
+    }
 }
 
 impl fmt::Display for Violation {
@@ -53,46 +117,48 @@ enum Path<'a> {
 }
 
 impl Path<'_> {
-    fn render(&self) -> String {
-        let mut out = String::new();
-        self.write(&mut out);
-        if out.is_empty() {
-            out.push_str("arguments");
-        }
-        out
-    }
-
-    fn write(&self, out: &mut String) {
+    /// Appends the path to `out`; `start` is where the path begins in `out`.
+    fn write(&self, out: &mut String, start: usize) {
         match *self {
             Path::Root => {}
             Path::Key(key, parent) => {
-                parent.write(out);
-                if !out.is_empty() {
+                parent.write(out, start);
+                if out.len() > start {
                     out.push('.');
                 }
                 out.push_str(key);
             }
             Path::Index(index, parent) => {
-                parent.write(out);
+                parent.write(out, start);
                 out.push('[');
-                out.push_str(&index.to_string());
+                push_decimal(out, index);
                 out.push(']');
             }
         }
     }
 }
 
-fn violation(path: &Path<'_>, kind: ViolationKind, tail: impl fmt::Display) -> Violation {
-    let path = path.render();
-    let message = match kind {
-        ViolationKind::Missing => format!("missing required property \"{path}\""),
-        _ => format!("\"{path}\" {tail}"),
-    };
-    Violation {
-        path,
-        kind,
-        message,
+fn push_decimal(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
+fn violation(path: &Path<'_>, kind: ViolationKind, tail: &str) -> Violation {
+    Violation::build(kind, tail, 24, |message| {
+        let start = message.len();
+        path.write(message, start);
+    })
 }
 
 impl SchemaSpec {
@@ -166,10 +232,14 @@ pub fn parse_arguments(raw: &str) -> Result<Value, Violation> {
         Err(err) => Err(violation(
             &Path::Root,
             ViolationKind::Malformed,
-            format_args!("is not valid JSON: {err}"),
+            &format!("is not valid JSON: {err}"),
         )),
     }
 }
+
+/// Up to this many properties, the values of an object are matched to the spec
+/// in a slot array on the stack.
+const INLINE_PROPS: usize = 16;
 
 fn check_object(
     spec: &SchemaSpec,
@@ -178,28 +248,61 @@ fn check_object(
     out: &mut Vec<Violation>,
     fill: &mut bool,
 ) {
-    for (name, prop) in &spec.props {
-        let here = Path::Key(name, path);
-        match map.get(name) {
+    // One pass over the object puts each value in its property's slot: no
+    // hashing, and keys sent in declaration order match at the first compare.
+    let n = spec.props.len();
+    let mut inline: [Option<&Value>; INLINE_PROPS] = [None; INLINE_PROPS];
+    let mut heap = Vec::new();
+    let slots: &mut [Option<&Value>] = if n <= INLINE_PROPS {
+        &mut inline[..n]
+    } else {
+        heap.resize(n, None);
+        &mut heap
+    };
+    let mut undeclared: Vec<&str> = Vec::new();
+    let mut hint = 0;
+    for (key, value) in map {
+        match find_prop(spec, key, hint) {
+            Some(index) => {
+                slots[index] = Some(value);
+                hint = index + 1;
+            }
+            None if spec.closed => undeclared.push(key),
+            None => {}
+        }
+    }
+    for ((name, prop), slot) in spec.props.iter().zip(slots.iter()) {
+        match slot {
             None | Some(Value::Null) if prop.required => {
-                out.push(violation(&here, ViolationKind::Missing, ""));
+                out.push(violation(
+                    &Path::Key(name, path),
+                    ViolationKind::Missing,
+                    "",
+                ));
             }
             Some(Value::Null) => *fill = true,
             None => *fill |= prop.default.is_some(),
-            Some(value) => check_value(prop, value, &here, out, fill),
+            Some(value) => check_value(prop, value, &Path::Key(name, path), out, fill),
         }
     }
-    if spec.closed && map.len() > 0 {
-        for key in map.keys() {
-            if spec.get(key).is_none() {
-                out.push(violation(
-                    &Path::Key(key, path),
-                    ViolationKind::Undeclared,
-                    "is not a declared property",
-                ));
-            }
-        }
+    for key in undeclared {
+        out.push(violation(
+            &Path::Key(key, path),
+            ViolationKind::Undeclared,
+            "is not a declared property",
+        ));
     }
+}
+
+/// The index of the property named `key`, searching from `hint` and wrapping.
+fn find_prop(spec: &SchemaSpec, key: &str, hint: usize) -> Option<usize> {
+    let props = &spec.props;
+    let start = hint.min(props.len());
+    let (tail, head) = props.split_at(start);
+    head.iter()
+        .position(|(name, _)| name == key)
+        .map(|i| i + start)
+        .or_else(|| tail.iter().position(|(name, _)| name == key))
 }
 
 fn type_matches(ty: SchemaType, value: &Value) -> bool {
@@ -213,22 +316,27 @@ fn type_matches(ty: SchemaType, value: &Value) -> bool {
     }
 }
 
-fn check_value(prop: &SchemaProp, value: &Value, path: &Path<'_>, out: &mut Vec<Violation>, fill: &mut bool) {
+fn check_value(
+    prop: &SchemaProp,
+    value: &Value,
+    path: &Path<'_>,
+    out: &mut Vec<Violation>,
+    fill: &mut bool,
+) {
     if !type_matches(prop.ty, value) {
         out.push(violation(
             path,
             ViolationKind::WrongType(prop.ty),
-            format_args!("must be {}", prop.ty.with_article()),
+            prop.ty.must_be(),
         ));
         return;
     }
     if let Some(values) = &prop.enum_values {
         if !values.contains(value) {
-            out.push(violation(
-                path,
-                ViolationKind::NotOneOf,
-                format_args!("must be one of {}", EnumList(values)),
-            ));
+            let tail = prop
+                .enum_message
+                .get_or_init(|| format!("must be one of {}", EnumList(values)));
+            out.push(violation(path, ViolationKind::NotOneOf, tail));
             return;
         }
     }
@@ -319,7 +427,10 @@ fn check_prop(prop: &SchemaProp, path: &Path<'_>) -> Result<(), Violation> {
             problems.push(violation(
                 path,
                 ViolationKind::WrongType(prop.ty),
-                format_args!("has enum value {value} that is not {}", prop.ty.with_article()),
+                &format!(
+                    "has enum value {value} that is not {}",
+                    prop.ty.with_article()
+                ),
             ));
         }
     }

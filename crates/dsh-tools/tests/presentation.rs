@@ -1,8 +1,9 @@
 //! The presentation vocabulary, typed `Tool` presenters and the generic fallback.
 
 use dsh_tools::{
-    ContentBlock, TerminalExit, Tool, ToolArgs, ToolCallKind, ToolCallPresentation, ToolContext, ToolError,
-    ToolExecution, ToolExecutionResult, ToolRegistry, ToolResultPresentation, ToolTerminal,
+    ContentBlock, TerminalExit, Tool, ToolArgs, ToolCallKind, ToolCallPresentation, ToolContext,
+    ToolError, ToolExecution, ToolExecutionResult, ToolRegistry, ToolResultPresentation,
+    ToolTerminal,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -26,8 +27,15 @@ impl Tool for ReadFile {
         "Reads a file."
     }
 
-    async fn call(&self, args: ReadArgs, _ctx: ToolContext) -> Result<Vec<ContentBlock>, ToolError> {
-        Ok(vec![ContentBlock::text(format!("contents of {}", args.path))])
+    async fn call(
+        &self,
+        args: ReadArgs,
+        _ctx: ToolContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        Ok(vec![ContentBlock::text(format!(
+            "contents of {}",
+            args.path
+        ))])
     }
 
     fn present_call(&self, args: &ReadArgs) -> Option<ToolCallPresentation> {
@@ -40,12 +48,20 @@ impl Tool for ReadFile {
         })
     }
 
-    fn present_result(&self, args: &ReadArgs, result: &ToolExecutionResult) -> Option<ToolResultPresentation> {
+    fn present_result(
+        &self,
+        args: &ReadArgs,
+        result: &ToolExecutionResult,
+    ) -> Option<ToolResultPresentation> {
         if args.path == "panic" {
             panic!("presenter bug");
         }
         Some(ToolResultPresentation {
-            title: Some(format!("Read {} ({} blocks)", args.path, result.content.len())),
+            title: Some(format!(
+                "Read {} ({} blocks)",
+                args.path,
+                result.content.len()
+            )),
             ..Default::default()
         })
     }
@@ -138,7 +154,10 @@ fn wire_names_are_camel_case() {
         exit: Some(TerminalExit::Signal("SIGKILL".into())),
         ..Default::default()
     };
-    assert_eq!(serde_json::to_value(&killed).unwrap(), json!({"signal": "SIGKILL"}));
+    assert_eq!(
+        serde_json::to_value(&killed).unwrap(),
+        json!({"signal": "SIGKILL"})
+    );
     let back: ToolTerminal = serde_json::from_value(json!({"cwd": "/", "exitCode": 0})).unwrap();
     assert_eq!(back.exit, Some(TerminalExit::ExitCode(0)));
     let image = ContentBlock::image("aGk=", "image/png");

@@ -32,7 +32,10 @@ fn spec_from(props: Vec<(SchemaProp, bool)>, closed: bool) -> SchemaSpec {
 fn any_prop() -> impl Strategy<Value = SchemaProp> {
     leaf_prop().prop_recursive(4, 32, 5, |inner| {
         prop_oneof![
-            (prop::collection::vec((inner.clone(), any::<bool>()), 0..5), any::<bool>())
+            (
+                prop::collection::vec((inner.clone(), any::<bool>()), 0..5),
+                any::<bool>()
+            )
                 .prop_map(|(props, closed)| SchemaProp::object(spec_from(props, closed))),
             inner.prop_map(SchemaProp::array),
         ]
@@ -40,7 +43,10 @@ fn any_prop() -> impl Strategy<Value = SchemaProp> {
 }
 
 fn any_spec() -> impl Strategy<Value = SchemaSpec> {
-    (prop::collection::vec((any_prop(), any::<bool>()), 0..8), any::<bool>())
+    (
+        prop::collection::vec((any_prop(), any::<bool>()), 0..8),
+        any::<bool>(),
+    )
         .prop_map(|(props, closed)| spec_from(props, closed))
 }
 
@@ -137,7 +143,7 @@ proptest! {
         let name = required[pick.index(required.len())];
         let mut value = value;
         value.as_object_mut().unwrap().shift_remove(name);
-        let messages: Vec<String> = spec.validate(&value).into_iter().map(|v| v.message).collect();
+        let messages: Vec<String> = spec.validate(&value).into_iter().map(|v| v.into_message()).collect();
         prop_assert_eq!(messages, vec![format!("missing required property \"{name}\"")]);
     }
 

@@ -1,8 +1,8 @@
 //! Behaviour of the registry, the middleware chain, cancellation, timeouts and batches.
 
 use dsh_tools::{
-    define_tool, CancellationToken, ContentBlock, Dialect, ErrorCode, RegistryChange, ToolAnnotations,
-    ToolArgs, ToolError, ToolExecution, ToolRegistry,
+    define_tool, CancellationToken, ContentBlock, Dialect, ErrorCode, RegistryChange,
+    ToolAnnotations, ToolArgs, ToolError, ToolExecution, ToolRegistry,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -22,9 +22,11 @@ struct NoArgs {}
 fn echo_registry() -> ToolRegistry {
     let registry = ToolRegistry::new();
     registry
-        .register(define_tool("echo", "Echoes text.", |args: EchoArgs, _| async move {
-            Ok(vec![ContentBlock::text(args.text)])
-        }))
+        .register(define_tool(
+            "echo",
+            "Echoes text.",
+            |args: EchoArgs, _| async move { Ok(vec![ContentBlock::text(args.text)]) },
+        ))
         .unwrap()
         .keep();
     registry
@@ -41,7 +43,9 @@ fn logging(registry: &ToolRegistry, log: &Log, label: &'static str, first: bool)
     let layer = dsh_tools::FnMiddleware(move |exec: ToolExecution, next: dsh_tools::Next| {
         let log = log.clone();
         async move {
-            log.lock().unwrap().push(format!("{label}:before:{}", exec.name));
+            log.lock()
+                .unwrap()
+                .push(format!("{label}:before:{}", exec.name));
             let result = next.run(exec).await;
             log.lock().unwrap().push(format!("{label}:after"));
             Ok(result)
@@ -73,7 +77,12 @@ async fn middleware_order_is_onion() {
     registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(
         *log.lock().unwrap(),
-        ["first:before:echo", "second:before:echo", "second:after", "first:after"]
+        [
+            "first:before:echo",
+            "second:before:echo",
+            "second:after",
+            "first:after"
+        ]
     );
 }
 
@@ -86,7 +95,12 @@ async fn use_middleware_first_goes_outermost() {
     registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(
         *log.lock().unwrap(),
-        ["outer:before:echo", "inner:before:echo", "inner:after", "outer:after"]
+        [
+            "outer:before:echo",
+            "inner:before:echo",
+            "inner:after",
+            "outer:after"
+        ]
     );
 }
 
@@ -133,7 +147,9 @@ async fn middleware_can_rewrite_arguments() {
             Ok(next.run(exec).await)
         })
         .keep();
-    let result = registry.execute(call("echo", json!({"text": "original"}))).await;
+    let result = registry
+        .execute(call("echo", json!({"text": "original"})))
+        .await;
     assert_eq!(result.text(), "rewritten");
 }
 
@@ -153,7 +169,9 @@ async fn middleware_error_becomes_a_result_the_outer_layer_sees() {
         })
         .keep();
     registry
-        .use_fn(|_exec, _next| async move { Err(ToolError::new(ErrorCode::HookBlocked, "hook said no")) })
+        .use_fn(|_exec, _next| async move {
+            Err(ToolError::new(ErrorCode::HookBlocked, "hook said no"))
+        })
         .keep();
     let result = registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(result.call_id, "call-1");
@@ -194,19 +212,31 @@ async fn unknown_tool_passes_through_middleware() {
 #[tokio::test]
 async fn invalid_arguments_list_every_violation() {
     let registry = echo_registry();
-    let result = registry.execute(call("echo", json!({"text": 5, "x": 1}))).await;
-    assert_eq!(result.text(), r#"Error: invalid arguments: "text" must be a string"#);
+    let result = registry
+        .execute(call("echo", json!({"text": 5, "x": 1})))
+        .await;
+    assert_eq!(
+        result.text(),
+        r#"Error: invalid arguments: "text" must be a string"#
+    );
     assert_eq!(result.code(), Some(ErrorCode::InvalidArgs));
     let result = registry.execute(call("echo", json!([]))).await;
-    assert_eq!(result.text(), r#"Error: invalid arguments: "arguments" must be an object"#);
+    assert_eq!(
+        result.text(),
+        r#"Error: invalid arguments: "arguments" must be an object"#
+    );
 }
 
 #[tokio::test]
 async fn raw_string_arguments() {
     let registry = echo_registry();
-    let ok = registry.execute(ToolExecution::new("c", "echo", r#"{"text":"raw"}"#)).await;
+    let ok = registry
+        .execute(ToolExecution::new("c", "echo", r#"{"text":"raw"}"#))
+        .await;
     assert_eq!(ok.text(), "raw");
-    let bad = registry.execute(ToolExecution::new("c", "echo", r#"{"text": "#)).await;
+    let bad = registry
+        .execute(ToolExecution::new("c", "echo", r#"{"text": "#))
+        .await;
     assert_eq!(bad.code(), Some(ErrorCode::InvalidArgs));
     assert_eq!(
         bad.text(),
@@ -238,9 +268,14 @@ async fn panics_become_results_and_the_registry_keeps_working() {
     });
     let result = registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(result.code(), Some(ErrorCode::ToolPanicked));
-    assert_eq!(result.text(), "Error: a middleware panicked: middleware exploded");
+    assert_eq!(
+        result.text(),
+        "Error: a middleware panicked: middleware exploded"
+    );
     drop(handle);
-    let result = registry.execute(call("echo", json!({"text": "still here"}))).await;
+    let result = registry
+        .execute(call("echo", json!({"text": "still here"})))
+        .await;
     assert_eq!(result.text(), "still here");
 }
 
@@ -248,7 +283,9 @@ async fn panics_become_results_and_the_registry_keeps_working() {
 fn duplicate_registration_is_an_error() {
     let registry = echo_registry();
     let err = registry
-        .register(define_tool("echo", "Again.", |_: NoArgs, _| async move { Ok(vec![]) }))
+        .register(define_tool("echo", "Again.", |_: NoArgs, _| async move {
+            Ok(vec![])
+        }))
         .err()
         .unwrap();
     assert_eq!(err.code(), ErrorCode::DuplicateTool);
@@ -264,7 +301,9 @@ fn invalid_schema_is_a_registration_error() {
         count: u32,
     }
     let err = ToolRegistry::new()
-        .register(define_tool("bad", "Bad default.", |_: Bad, _| async move { Ok(vec![]) }))
+        .register(define_tool("bad", "Bad default.", |_: Bad, _| async move {
+            Ok(vec![])
+        }))
         .err()
         .unwrap();
     assert_eq!(err.code(), ErrorCode::InvalidSchema);
@@ -279,7 +318,11 @@ async fn handles_unregister_on_drop_and_on_unregister() {
     let registry = ToolRegistry::new();
     let mut changes = registry.subscribe();
     let handle = registry
-        .register(define_tool("a", "A.", |_: NoArgs, _| async move { Ok(vec![]) }))
+        .register(define_tool(
+            "a",
+            "A.",
+            |_: NoArgs, _| async move { Ok(vec![]) },
+        ))
         .unwrap();
     assert!(registry.get("a").is_some());
     drop(handle);
@@ -288,15 +331,31 @@ async fn handles_unregister_on_drop_and_on_unregister() {
     assert_eq!(result.code(), Some(ErrorCode::UnknownTool));
 
     let handle = registry
-        .register(define_tool("b", "B.", |_: NoArgs, _| async move { Ok(vec![]) }))
+        .register(define_tool(
+            "b",
+            "B.",
+            |_: NoArgs, _| async move { Ok(vec![]) },
+        ))
         .unwrap();
     handle.unregister();
     assert!(registry.get("b").is_none());
 
-    assert_eq!(changes.try_recv().unwrap(), RegistryChange::Added("a".into()));
-    assert_eq!(changes.try_recv().unwrap(), RegistryChange::Removed("a".into()));
-    assert_eq!(changes.try_recv().unwrap(), RegistryChange::Added("b".into()));
-    assert_eq!(changes.try_recv().unwrap(), RegistryChange::Removed("b".into()));
+    assert_eq!(
+        changes.try_recv().unwrap(),
+        RegistryChange::Added("a".into())
+    );
+    assert_eq!(
+        changes.try_recv().unwrap(),
+        RegistryChange::Removed("a".into())
+    );
+    assert_eq!(
+        changes.try_recv().unwrap(),
+        RegistryChange::Added("b".into())
+    );
+    assert_eq!(
+        changes.try_recv().unwrap(),
+        RegistryChange::Removed("b".into())
+    );
     assert!(changes.try_recv().is_err());
 }
 
@@ -304,11 +363,15 @@ async fn handles_unregister_on_drop_and_on_unregister() {
 fn a_stale_handle_does_not_remove_a_newer_tool_of_the_same_name() {
     let registry = ToolRegistry::new();
     let first = registry
-        .register(define_tool("a", "First.", |_: NoArgs, _| async move { Ok(vec![]) }))
+        .register(define_tool("a", "First.", |_: NoArgs, _| async move {
+            Ok(vec![])
+        }))
         .unwrap();
     first.unregister();
     let _second = registry
-        .register(define_tool("a", "Second.", |_: NoArgs, _| async move { Ok(vec![]) }))
+        .register(define_tool("a", "Second.", |_: NoArgs, _| async move {
+            Ok(vec![])
+        }))
         .unwrap();
     assert_eq!(registry.get("a").unwrap().description(), "Second.");
 }
@@ -317,7 +380,11 @@ fn a_stale_handle_does_not_remove_a_newer_tool_of_the_same_name() {
 async fn middleware_removed_at_run_time() {
     let registry = echo_registry();
     let handle = registry.use_fn(|exec, _next| async move {
-        Ok(dsh_tools::ToolExecutionResult::failure(exec.call_id, ErrorCode::PlanMode, "plan first"))
+        Ok(dsh_tools::ToolExecutionResult::failure(
+            exec.call_id,
+            ErrorCode::PlanMode,
+            "plan first",
+        ))
     });
     let vetoed = registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(vetoed.code(), Some(ErrorCode::PlanMode));
@@ -332,23 +399,29 @@ fn schemas_are_an_ordered_snapshot_without_host_fields() {
     for name in ["zeta", "alpha", "mid"] {
         registry
             .register(
-                define_tool(name, format!("The {name} tool."), |_: EchoArgs, _| async move { Ok(vec![]) })
-                    .with_annotations(ToolAnnotations {
-                        title: Some("Secret title".into()),
-                        read_only: true,
-                        destructive: true,
-                        idempotent: true,
-                        open_world: true,
-                    })
-                    .with_timeout(Duration::from_secs(9))
-                    .concurrency_safe(),
+                define_tool(
+                    name,
+                    format!("The {name} tool."),
+                    |_: EchoArgs, _| async move { Ok(vec![]) },
+                )
+                .with_annotations(ToolAnnotations {
+                    title: Some("Secret title".into()),
+                    read_only: true,
+                    destructive: true,
+                    idempotent: true,
+                    open_world: true,
+                })
+                .with_timeout(Duration::from_secs(9))
+                .concurrency_safe(),
             )
             .unwrap()
             .keep();
     }
     let snapshot = registry.schemas(Dialect::Mcp);
     registry
-        .register(define_tool("later", "Later.", |_: NoArgs, _| async move { Ok(vec![]) }))
+        .register(define_tool("later", "Later.", |_: NoArgs, _| async move {
+            Ok(vec![])
+        }))
         .unwrap()
         .keep();
     let names: Vec<_> = snapshot.iter().map(|s| s.name.as_str()).collect();
@@ -365,8 +438,18 @@ fn schemas_are_an_ordered_snapshot_without_host_fields() {
                 assert_eq!(keys, ["name", "description", "parameters"]);
             }
             let text = value.to_string();
-            for host_only in ["Secret title", "readOnly", "read_only", "destructive", "timeout", "concurrency"] {
-                assert!(!text.contains(host_only), "{dialect}: {host_only} leaked: {text}");
+            for host_only in [
+                "Secret title",
+                "readOnly",
+                "read_only",
+                "destructive",
+                "timeout",
+                "concurrency",
+            ] {
+                assert!(
+                    !text.contains(host_only),
+                    "{dialect}: {host_only} leaked: {text}"
+                );
             }
         }
     }
@@ -388,14 +471,18 @@ fn schemas_are_an_ordered_snapshot_without_host_fields() {
 fn stuck_registry(started: Arc<AtomicBool>) -> ToolRegistry {
     let registry = ToolRegistry::new();
     registry
-        .register(define_tool("stuck", "Never returns.", move |_: NoArgs, _| {
-            let started = started.clone();
-            async move {
-                started.store(true, Ordering::SeqCst);
-                std::future::pending::<()>().await;
-                Ok(vec![])
-            }
-        }))
+        .register(define_tool(
+            "stuck",
+            "Never returns.",
+            move |_: NoArgs, _| {
+                let started = started.clone();
+                async move {
+                    started.store(true, Ordering::SeqCst);
+                    std::future::pending::<()>().await;
+                    Ok(vec![])
+                }
+            },
+        ))
         .unwrap()
         .keep();
     registry
@@ -407,7 +494,9 @@ async fn cancelled_before_execute_is_aborted_before_dispatch() {
     let registry = stuck_registry(started.clone());
     let cancel = CancellationToken::new();
     cancel.cancel();
-    let result = registry.execute(call("stuck", json!({})).with_cancel(cancel)).await;
+    let result = registry
+        .execute(call("stuck", json!({})).with_cancel(cancel))
+        .await;
     assert_eq!(result.code(), Some(ErrorCode::AbortedBeforeDispatch));
     assert_eq!(result.text(), "Error: tool call aborted before dispatch");
     assert!(!started.load(Ordering::SeqCst));
@@ -426,7 +515,9 @@ async fn cancelled_while_a_middleware_waits_is_aborted_before_dispatch() {
         .keep();
     let cancel = CancellationToken::new();
     let fired = fire_after(cancel.clone(), Duration::from_millis(20));
-    let result = registry.execute(call("stuck", json!({})).with_cancel(cancel)).await;
+    let result = registry
+        .execute(call("stuck", json!({})).with_cancel(cancel))
+        .await;
     assert_prompt(fired);
     assert_eq!(result.code(), Some(ErrorCode::AbortedBeforeDispatch));
     assert!(!started.load(Ordering::SeqCst));
@@ -440,7 +531,9 @@ async fn cancelled_during_an_uncooperative_body_is_aborted_promptly() {
     logging(&registry, &log, "mw", false);
     let cancel = CancellationToken::new();
     let fired = fire_after(cancel.clone(), Duration::from_millis(20));
-    let result = registry.execute(call("stuck", json!({})).with_cancel(cancel)).await;
+    let result = registry
+        .execute(call("stuck", json!({})).with_cancel(cancel))
+        .await;
     assert_prompt(fired);
     assert!(started.load(Ordering::SeqCst));
     assert_eq!(result.code(), Some(ErrorCode::Aborted));
@@ -464,7 +557,10 @@ fn fire_after(cancel: CancellationToken, delay: Duration) -> Arc<Mutex<Option<In
 fn assert_prompt(fired: Arc<Mutex<Option<Instant>>>) {
     let fired = fired.lock().unwrap().expect("the token fired");
     let latency = fired.elapsed();
-    assert!(latency < Duration::from_millis(50), "result came {latency:?} after the token fired");
+    assert!(
+        latency < Duration::from_millis(50),
+        "result came {latency:?} after the token fired"
+    );
 }
 
 #[tokio::test]
@@ -491,7 +587,9 @@ async fn timeout_middleware_uses_the_tools_deadline_and_cancels_the_body() {
         )
         .unwrap()
         .keep();
-    registry.use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_secs(60))).keep();
+    registry
+        .use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_secs(60)))
+        .keep();
     let result = registry.execute(call("slow", json!({}))).await;
     assert_eq!(result.code(), Some(ErrorCode::ToolTimeout));
     assert_eq!(result.text(), "Error: tool call timed out after 30ms");
@@ -502,19 +600,30 @@ async fn timeout_middleware_uses_the_tools_deadline_and_cancels_the_body() {
 async fn timeout_middleware_default_applies_to_tools_without_one() {
     let started = Arc::new(AtomicBool::new(false));
     let registry = stuck_registry(started);
-    registry.use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_millis(20))).keep();
+    registry
+        .use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_millis(20)))
+        .keep();
     let result = registry.execute(call("stuck", json!({}))).await;
     assert_eq!(result.text(), "Error: tool call timed out after 20ms");
     // Fast calls are untouched.
     let fast = echo_registry();
-    fast.use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_millis(20))).keep();
-    assert_eq!(fast.execute(call("echo", json!({"text": "ok"}))).await.text(), "ok");
+    fast.use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_millis(20)))
+        .keep();
+    assert_eq!(
+        fast.execute(call("echo", json!({"text": "ok"})))
+            .await
+            .text(),
+        "ok"
+    );
 }
 
 async fn wait_until(mut condition: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(5);
     while !condition() {
-        assert!(Instant::now() < deadline, "condition not reached within 5 s");
+        assert!(
+            Instant::now() < deadline,
+            "condition not reached within 5 s"
+        );
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
 }
@@ -600,7 +709,10 @@ async fn batch_concurrency_cap() {
         .map(|i| ToolExecution::new(i.to_string(), "safe", json!({"id": format!("s{i}")})))
         .collect();
     registry.execute_batch(calls).await;
-    assert_eq!(peak.load(Ordering::SeqCst), dsh_tools::DEFAULT_BATCH_CONCURRENCY);
+    assert_eq!(
+        peak.load(Ordering::SeqCst),
+        dsh_tools::DEFAULT_BATCH_CONCURRENCY
+    );
 }
 
 #[tokio::test]
@@ -618,14 +730,18 @@ async fn exclusive_calls_never_overlap() {
 async fn the_body_sees_call_context() {
     let registry = ToolRegistry::new();
     registry
-        .register(define_tool("who", "Who am I.", |_: NoArgs, ctx| async move {
-            Ok(vec![ContentBlock::text(format!(
-                "{} {} {}",
-                ctx.call_id,
-                ctx.name,
-                ctx.agent.unwrap_or_default()
-            ))])
-        }))
+        .register(define_tool(
+            "who",
+            "Who am I.",
+            |_: NoArgs, ctx| async move {
+                Ok(vec![ContentBlock::text(format!(
+                    "{} {} {}",
+                    ctx.call_id,
+                    ctx.name,
+                    ctx.agent.unwrap_or_default()
+                ))])
+            },
+        ))
         .unwrap()
         .keep();
     let result = registry

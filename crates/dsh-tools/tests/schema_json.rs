@@ -59,7 +59,12 @@ fn declaration_order_is_kept() {
         .prop("alpha", SchemaProp::string())
         .prop("mid", SchemaProp::string().required());
     let schema = spec.to_json_schema(Dialect::Mcp);
-    let names: Vec<_> = schema["properties"].as_object().unwrap().keys().cloned().collect();
+    let names: Vec<_> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     assert_eq!(names, ["zeta", "alpha", "mid"]);
     assert_eq!(schema["required"], json!(["zeta", "mid"]));
 }

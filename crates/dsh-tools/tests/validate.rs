@@ -6,7 +6,10 @@ use dsh_tools::{parse_arguments, ErrorCode, SchemaProp, SchemaSpec, ToolError, V
 use serde_json::{json, Value};
 
 fn messages(spec: &SchemaSpec, args: Value) -> Vec<String> {
-    spec.validate(&args).into_iter().map(|v| v.message).collect()
+    spec.validate(&args)
+        .into_iter()
+        .map(|v| v.into_message())
+        .collect()
 }
 
 fn valid_deploy() -> Value {
@@ -104,7 +107,10 @@ fn no_coercion() {
     assert_eq!(spec.validate(&args).len(), 4);
     // An integer is a number; a whole number written with a fraction is not an integer.
     assert!(spec.validate(&json!({"n": 5})).is_empty());
-    assert_eq!(messages(&spec, json!({"i": 5.0})), [r#""i" must be an integer"#]);
+    assert_eq!(
+        messages(&spec, json!({"i": 5.0})),
+        [r#""i" must be an integer"#]
+    );
     assert!(spec.validate(&json!({"i": u64::MAX})).is_empty());
     assert!(spec.validate(&json!({"i": i64::MIN})).is_empty());
 }
@@ -147,9 +153,9 @@ fn extra_keys_allowed_unless_closed() {
     let closed = open.clone().closed();
     let violations = closed.validate(&json!({"a": "x", "b": 1}));
     assert_eq!(violations.len(), 1);
-    assert_eq!(violations[0].kind, ViolationKind::Undeclared);
-    assert_eq!(violations[0].path, "b");
-    assert_eq!(violations[0].message, r#""b" is not a declared property"#);
+    assert_eq!(violations[0].kind(), ViolationKind::Undeclared);
+    assert_eq!(violations[0].path(), "b");
+    assert_eq!(violations[0].message(), r#""b" is not a declared property"#);
 }
 
 #[test]
@@ -169,15 +175,17 @@ fn error_carries_code_list_and_joined_message() {
 #[test]
 fn malformed_raw_string_is_one_violation_with_position() {
     let err = parse_arguments("{\"service\": \"api\",\n \"version\": }").unwrap_err();
-    assert_eq!(err.kind, ViolationKind::Malformed);
-    assert_eq!(err.path, "arguments");
+    assert_eq!(err.kind(), ViolationKind::Malformed);
+    assert_eq!(err.path(), "arguments");
     assert_eq!(
-        err.message,
+        err.message(),
         r#""arguments" is not valid JSON: expected value at line 2 column 13"#
     );
     let errs = common::deploy_spec().validate_str("{").unwrap_err();
     assert_eq!(errs.len(), 1);
-    assert!(errs[0].message.contains("EOF while parsing an object at line 1 column 1"));
+    assert!(errs[0]
+        .message()
+        .contains("EOF while parsing an object at line 1 column 1"));
 }
 
 #[test]
@@ -190,7 +198,7 @@ fn raw_string_forms_models_send() {
     let spec = SchemaSpec::new().prop("a", SchemaProp::integer());
     assert_eq!(spec.validate_str(r#"{"a": 2}"#).unwrap(), json!({"a": 2}));
     let errs = spec.validate_str("[1]").unwrap_err();
-    assert_eq!(errs[0].message, r#""arguments" must be an object"#);
+    assert_eq!(errs[0].message(), r#""arguments" must be an object"#);
 }
 
 #[test]
@@ -198,7 +206,11 @@ fn deeply_nested_raw_input_is_an_error_not_a_stack_overflow() {
     let depth = 100_000;
     let raw = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
     let err = parse_arguments(&raw).unwrap_err();
-    assert!(err.message.contains("recursion limit exceeded"), "{}", err.message);
+    assert!(
+        err.message().contains("recursion limit exceeded"),
+        "{}",
+        err.message()
+    );
     let raw = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
     assert!(parse_arguments(&raw).is_err());
 }
@@ -214,7 +226,8 @@ fn huge_flat_input_is_fine() {
 #[test]
 fn normalize_fills_defaults_and_drops_optional_nulls() {
     let spec = common::deploy_spec();
-    let mut args = json!({"service": "api", "version": "1", "servers": [], "tags": null, "replicas": null});
+    let mut args =
+        json!({"service": "api", "version": "1", "servers": [], "tags": null, "replicas": null});
     spec.normalize(&mut args);
     assert_eq!(
         args,
@@ -226,7 +239,10 @@ fn normalize_fills_defaults_and_drops_optional_nulls() {
 fn check_rejects_defaults_and_enums_that_do_not_fit() {
     assert!(common::deploy_spec().check().is_ok());
     let bad_default = SchemaSpec::new().prop("n", SchemaProp::integer().default_value("x"));
-    assert_eq!(bad_default.check().unwrap_err().message, r#""n" must be an integer"#);
+    assert_eq!(
+        bad_default.check().unwrap_err().message(),
+        r#""n" must be an integer"#
+    );
     let bad_enum = SchemaSpec::new().prop(
         "o",
         SchemaProp::object(
@@ -234,7 +250,7 @@ fn check_rejects_defaults_and_enums_that_do_not_fit() {
         ),
     );
     assert_eq!(
-        bad_enum.check().unwrap_err().message,
+        bad_enum.check().unwrap_err().message(),
         r#""o.s" has enum value 1 that is not a string"#
     );
 }
