@@ -33,7 +33,12 @@ fn calibrate(f: &mut impl FnMut(), batch: Duration) -> u64 {
 }
 
 /// Times `ours` and `theirs` interleaved and returns `(ours, theirs)` median per-call times.
-pub fn compare(mut ours: impl FnMut(), mut theirs: impl FnMut(), rounds: usize, batch: Duration) -> (Duration, Duration) {
+pub fn compare(
+    mut ours: impl FnMut(),
+    mut theirs: impl FnMut(),
+    rounds: usize,
+    batch: Duration,
+) -> (Duration, Duration) {
     let n_ours = calibrate(&mut ours, batch);
     let n_theirs = calibrate(&mut theirs, batch);
     let mut a = Vec::with_capacity(rounds);
@@ -48,7 +53,12 @@ pub fn compare(mut ours: impl FnMut(), mut theirs: impl FnMut(), rounds: usize, 
 }
 
 /// Prints one comparison line: `label: ours X, theirs Y, theirs/ours = R×`, and returns R.
-pub fn report(label: &str, ours_name: &str, theirs_name: &str, (ours, theirs): (Duration, Duration)) -> f64 {
+pub fn report(
+    label: &str,
+    ours_name: &str,
+    theirs_name: &str,
+    (ours, theirs): (Duration, Duration),
+) -> f64 {
     let ratio = theirs.as_secs_f64() / ours.as_secs_f64().max(1e-12);
     println!(
         "RATIO {label}: {ours_name} {:?}/call, {theirs_name} {:?}/call, {theirs_name}/{ours_name} = {ratio:.2}x",

@@ -9,11 +9,15 @@ pub fn deploy_spec() -> SchemaSpec {
     SchemaSpec::new()
         .prop(
             "service",
-            SchemaProp::string().required().description("Service to deploy"),
+            SchemaProp::string()
+                .required()
+                .description("Service to deploy"),
         )
         .prop(
             "version",
-            SchemaProp::string().required().description("Image tag, e.g. v1.4.2"),
+            SchemaProp::string()
+                .required()
+                .description("Image tag, e.g. v1.4.2"),
         )
         .prop(
             "strategy",
@@ -32,7 +36,10 @@ pub fn deploy_spec() -> SchemaSpec {
             SchemaProp::integer().enum_values([1.into(), 2.into(), 3.into()]),
         )
         .prop("dry_run", SchemaProp::boolean().description(""))
-        .prop("max_cpu", SchemaProp::number().description("CPU cores per instance"))
+        .prop(
+            "max_cpu",
+            SchemaProp::number().description("CPU cores per instance"),
+        )
         .prop(
             "resources",
             SchemaProp::object(
@@ -49,10 +56,7 @@ pub fn deploy_spec() -> SchemaSpec {
                 SchemaSpec::new()
                     .prop("host", SchemaProp::string().required())
                     .prop("port", SchemaProp::integer())
-                    .prop(
-                        "role",
-                        SchemaProp::string().one_of(["primary", "replica"]),
-                    ),
+                    .prop("role", SchemaProp::string().one_of(["primary", "replica"])),
             ))
             .required()
             .description("Target servers"),
