@@ -5,8 +5,6 @@ use crate::error::{ErrorCode, ToolError};
 use crate::validate::{parse_arguments, Violation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// The arguments of a call, as the model sent them.
@@ -87,8 +85,6 @@ pub struct ToolExecution {
     pub agent: Option<String>,
     /// Fires to abort the call.
     pub cancel: CancellationToken,
-    /// Set when the tool body starts; tells `ABORTED` from `ABORTED_BEFORE_DISPATCH`.
-    pub(crate) dispatched: Arc<AtomicBool>,
 }
 
 impl ToolExecution {
@@ -104,7 +100,6 @@ impl ToolExecution {
             arguments: arguments.into(),
             agent: None,
             cancel: CancellationToken::new(),
-            dispatched: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -118,11 +113,6 @@ impl ToolExecution {
     pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
         self.cancel = cancel;
         self
-    }
-
-    /// Whether the tool body has started.
-    pub fn is_dispatched(&self) -> bool {
-        self.dispatched.load(Ordering::Acquire)
     }
 }
 

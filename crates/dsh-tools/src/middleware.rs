@@ -31,6 +31,7 @@ use crate::registry::ToolRegistry;
 use futures::future::BoxFuture;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -54,8 +55,16 @@ pub struct Next {
     pub(crate) chain: Arc<[Arc<dyn Middleware>]>,
     pub(crate) index: usize,
     pub(crate) registry: ToolRegistry,
-    /// The model's call id, for results made from a middleware's `Err`.
-    pub(crate) call_id: Arc<str>,
+    pub(crate) call: Arc<CallShared>,
+}
+
+/// What the layers of one call share: one allocation per call.
+pub(crate) struct CallShared {
+    /// The model's call id, for results the registry makes (a middleware's
+    /// `Err`, a panic, an abort): always the id the model sent.
+    pub(crate) call_id: String,
+    /// Set when the tool body starts; tells `ABORTED` from `ABORTED_BEFORE_DISPATCH`.
+    pub(crate) dispatched: AtomicBool,
 }
 
 impl Next {
@@ -63,22 +72,22 @@ impl Next {
     pub fn run(self, exec: ToolExecution) -> NextFuture {
         match self.chain.get(self.index).cloned() {
             Some(layer) => {
-                let call_id = self.call_id.clone();
+                let call = self.call.clone();
                 let next = Next {
                     chain: self.chain,
                     index: self.index + 1,
                     registry: self.registry,
-                    call_id: self.call_id,
+                    call: self.call,
                 };
                 NextFuture {
                     inner: NextInner::Layer {
                         future: layer.handle(exec, next),
-                        call_id,
+                        call,
                     },
                 }
             }
             None => NextFuture {
-                inner: NextInner::Dispatch(self.registry.dispatch(exec)),
+                inner: NextInner::Dispatch(self.registry.dispatch(exec, self.call)),
             },
         }
     }
@@ -98,7 +107,7 @@ pub struct NextFuture {
 enum NextInner {
     Layer {
         future: BoxFuture<'static, MiddlewareResult>,
-        call_id: Arc<str>,
+        call: Arc<CallShared>,
     },
     Dispatch(BoxFuture<'static, ToolExecutionResult>),
 }
@@ -109,10 +118,10 @@ impl Future for NextFuture {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
         // Every field is Unpin (boxed futures and Arcs), so NextFuture is too.
         match &mut self.get_mut().inner {
-            NextInner::Layer { future, call_id } => {
+            NextInner::Layer { future, call } => {
                 future.as_mut().poll(cx).map(|outcome| match outcome {
                     Ok(result) => result,
-                    Err(err) => ToolExecutionResult::from_error(&**call_id, &err),
+                    Err(err) => ToolExecutionResult::from_error(call.call_id.as_str(), &err),
                 })
             }
             NextInner::Dispatch(future) => future.as_mut().poll(cx),

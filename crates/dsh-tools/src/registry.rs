@@ -12,7 +12,7 @@
 use crate::definition::{Tool, ToolDefinition, ToolSchema, TypedTool};
 use crate::error::{ErrorCode, ToolError};
 use crate::execution::{ToolArguments, ToolContext, ToolExecution, ToolExecutionResult};
-use crate::middleware::{FnMiddleware, Middleware, MiddlewareResult, Next};
+use crate::middleware::{CallShared, FnMiddleware, Middleware, MiddlewareResult, Next};
 use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
 use crate::schema::Dialect;
 use futures::future::{self, BoxFuture, Either, FutureExt};
@@ -22,7 +22,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use tokio::sync::broadcast;
 
@@ -38,6 +38,32 @@ pub enum RegistryChange {
     Removed(String),
 }
 
+/// FNV-1a: tool names are short and chosen by the host, so a fast
+/// non-keyed hash is fine and beats SipHash on the per-call lookup.
+#[derive(Default, Clone, Copy)]
+struct NameHasher(u64);
+
+impl std::hash::Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+type NameMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<NameHasher>>;
+
 struct ToolEntry {
     id: u64,
     tool: Arc<dyn ToolDefinition>,
@@ -49,7 +75,7 @@ struct MiddlewareEntry {
 }
 
 struct Inner {
-    tools: RwLock<HashMap<String, ToolEntry>>,
+    tools: RwLock<NameMap<ToolEntry>>,
     middleware: RwLock<Vec<MiddlewareEntry>>,
     /// The chain as `execute` reads it: rebuilt on every change, cloned per call.
     chain: RwLock<Arc<[Arc<dyn Middleware>]>>,
@@ -123,7 +149,7 @@ impl ToolRegistry {
     pub fn new() -> Self {
         ToolRegistry {
             inner: Arc::new(Inner {
-                tools: RwLock::new(HashMap::new()),
+                tools: RwLock::new(NameMap::default()),
                 middleware: RwLock::new(Vec::new()),
                 chain: RwLock::new(Arc::from(Vec::new())),
                 next_id: AtomicU64::new(1),
@@ -291,15 +317,17 @@ impl ToolRegistry {
     /// Must run inside a Tokio runtime with time enabled when a
     /// [`TimeoutMiddleware`](crate::TimeoutMiddleware) is installed.
     pub async fn execute(&self, exec: ToolExecution) -> ToolExecutionResult {
-        let call_id = exec.call_id.clone();
         let cancel = exec.cancel.clone();
-        let dispatched = exec.dispatched.clone();
+        let call = Arc::new(CallShared {
+            call_id: exec.call_id.clone(),
+            dispatched: AtomicBool::new(false),
+        });
         let chain = read(&self.inner.chain).clone();
         let next = Next {
             chain,
             index: 0,
             registry: self.clone(),
-            call_id: Arc::from(call_id.as_str()),
+            call: call.clone(),
         };
         let run = AssertUnwindSafe(next.run(exec)).catch_unwind();
         let outcome = if cancel.is_cancelled() {
@@ -317,16 +345,23 @@ impl ToolRegistry {
         match outcome {
             Some(Ok(result)) => result,
             Some(Err(payload)) => ToolExecutionResult::failure(
-                call_id,
+                call.call_id.as_str(),
                 ErrorCode::ToolPanicked,
                 format!("a middleware panicked: {}", panic_message(payload.as_ref())),
             ),
-            None => aborted(call_id, dispatched.load(Ordering::Acquire)),
+            None => aborted(
+                call.call_id.clone(),
+                call.dispatched.load(Ordering::Acquire),
+            ),
         }
     }
 
     /// The innermost step: look up, validate, run the body.
-    pub(crate) fn dispatch(&self, exec: ToolExecution) -> BoxFuture<'static, ToolExecutionResult> {
+    pub(crate) fn dispatch(
+        &self,
+        exec: ToolExecution,
+        call: Arc<CallShared>,
+    ) -> BoxFuture<'static, ToolExecutionResult> {
         let tool = self.get(&exec.name);
         Box::pin(async move {
             let Some(tool) = tool else {
@@ -348,7 +383,7 @@ impl ToolRegistry {
             if exec.cancel.is_cancelled() {
                 return aborted(exec.call_id, false);
             }
-            exec.dispatched.store(true, Ordering::Release);
+            call.dispatched.store(true, Ordering::Release);
             let ctx = ToolContext {
                 call_id: exec.call_id.clone(),
                 name: exec.name,
