@@ -1,0 +1,231 @@
+//! The executor against plain `tokio::process`, in the same run:
+//!
+//! * (a) running `true`: `Executor::run` (containment, environment scrubbing,
+//!   output pipeline) vs spawning `bash -c true` directly — target ratio ≤ 1.2;
+//! * (b) a command printing 1 GiB: throughput through the executor vs draining
+//!   the same command's pipe directly, and the executor's peak memory growth
+//!   (target: under 32 MiB).
+//!
+//! `cargo bench -p dsh-tool-bash` prints `RATIO` and `RESULT` lines.
+
+#[path = "../../../bench/ratio.rs"]
+mod ratio;
+
+use std::hint::black_box;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, Criterion};
+use dsh_tool_bash::{Executor, ExecutorConfig, RunRequest};
+use tokio::io::AsyncReadExt;
+use tokio::runtime::Runtime;
+
+const GIB: u64 = 1 << 30;
+
+fn runtime() -> Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+async fn direct_true() {
+    let out = tokio::process::Command::new("bash")
+        .arg("-c")
+        .arg("true")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("bash -c true");
+    assert!(out.status.success());
+}
+
+async fn executor_true(executor: &Executor) {
+    let out = executor.run(RunRequest::new("true")).await.expect("run");
+    assert_eq!(out.model_text(), "(no output)\n[exit code: 0]");
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = runtime();
+    let executor = Executor::new(ExecutorConfig::default()).expect("executor");
+    let mut group = c.benchmark_group("spawn true");
+    group.sample_size(30);
+    group.measurement_time(Duration::from_secs(3));
+    group.bench_function("executor.run", |b| {
+        b.iter(|| rt.block_on(executor_true(black_box(&executor))))
+    });
+    group.bench_function("tokio::process bash -c", |b| {
+        b.iter(|| rt.block_on(direct_true()))
+    });
+    group.finish();
+}
+
+fn spawn_ratio() {
+    let rt = runtime();
+    let executor = Executor::new(ExecutorConfig::default()).expect("executor");
+    println!("containment in use: {:?}", executor.containment());
+    let (direct, ours) = ratio::compare(
+        || rt.block_on(direct_true()),
+        || rt.block_on(executor_true(&executor)),
+        11,
+        Duration::from_millis(300),
+    );
+    ratio::report(
+        "bash true",
+        "tokio::process bash -c true",
+        "executor.run",
+        (direct, ours),
+    );
+}
+
+/// Calls 100 ms apart, as an agent makes them: cgroup containment then pays
+/// for moving the shell into its cgroup (about one RCU grace period), which
+/// back-to-back calls mostly do not see.
+fn spaced() {
+    let rt = runtime();
+    let executor = Executor::new(ExecutorConfig::default()).expect("executor");
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for _ in 0..15 {
+        std::thread::sleep(Duration::from_millis(100));
+        let start = Instant::now();
+        rt.block_on(direct_true());
+        theirs.push(start.elapsed());
+        std::thread::sleep(Duration::from_millis(100));
+        let start = Instant::now();
+        rt.block_on(executor_true(&executor));
+        ours.push(start.elapsed());
+    }
+    ours.sort();
+    theirs.sort();
+    let (ours, theirs) = (ours[ours.len() / 2], theirs[theirs.len() / 2]);
+    println!(
+        "RESULT bash true, calls 100 ms apart ({:?}): tokio::process {theirs:?}/call, executor.run {ours:?}/call, executor.run/tokio::process = {:.2}x",
+        executor.containment(),
+        ours.as_secs_f64() / theirs.as_secs_f64()
+    );
+}
+
+/// `VmRSS` or `VmHWM` of this process, in bytes.
+fn vm(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Resets `VmHWM` to the current RSS (Linux: `echo 5 > /proc/self/clear_refs`).
+fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+fn big_output() {
+    let rt = runtime();
+    let command = format!("head -c {GIB} /dev/zero");
+    let executor = Executor::new(ExecutorConfig::default()).expect("executor");
+    // Warm up both paths (page cache, allocator).
+    rt.block_on(executor.run(RunRequest::new("head -c 1000000 /dev/zero")))
+        .expect("warm-up");
+
+    let direct = |rt: &Runtime| {
+        rt.block_on(async {
+            let mut child = tokio::process::Command::new("bash")
+                .arg("-c")
+                .arg(&command)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .spawn()
+                .expect("spawn");
+            let mut stdout = child.stdout.take().expect("stdout");
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut total = 0u64;
+            loop {
+                let n = stdout.read(&mut buf).await.expect("read");
+                if n == 0 {
+                    break;
+                }
+                total += n as u64;
+            }
+            child.wait().await.expect("wait");
+            assert_eq!(total, GIB);
+        })
+    };
+
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    let mut growth = 0u64;
+    for _ in 0..3 {
+        let start = Instant::now();
+        direct(&rt);
+        theirs.push(start.elapsed());
+
+        let before = vm("VmRSS");
+        let peak_tracked = reset_peak();
+        let start = Instant::now();
+        let out = rt
+            .block_on(executor.run(RunRequest::new(command.as_str())))
+            .expect("run");
+        ours.push(start.elapsed());
+        assert_eq!(out.stdout.raw_bytes, GIB);
+        assert!(out.stdout.truncated());
+        let after = if peak_tracked {
+            vm("VmHWM")
+        } else {
+            vm("VmRSS")
+        };
+        growth = growth.max(after.saturating_sub(before));
+        // Spill files are per call; keep the disk use of the bench small.
+        if let Some(spill) = &out.stdout.spill {
+            let _ = std::fs::remove_file(&spill.path);
+        }
+    }
+    ours.sort();
+    theirs.sort();
+    let (ours, theirs) = (ours[1], theirs[1]);
+    let gibs = |d: Duration| 1.0 / d.as_secs_f64();
+    println!(
+        "RESULT 1 GiB of output: executor.run {:.2} GiB/s ({ours:?}), direct pipe drain {:.2} GiB/s ({theirs:?}), executor/direct time = {:.2}x",
+        gibs(ours),
+        gibs(theirs),
+        ours.as_secs_f64() / theirs.as_secs_f64()
+    );
+    println!(
+        "RESULT 1 GiB of output: peak RSS growth during executor.run {:.1} MiB (target < 32 MiB)",
+        growth as f64 / (1024.0 * 1024.0)
+    );
+
+    // The same without a spill file, to tell the pipeline from the disk.
+    let no_spill = Executor::new(ExecutorConfig {
+        spill_cap_bytes: 0,
+        ..ExecutorConfig::default()
+    })
+    .expect("executor");
+    let mut times: Vec<Duration> = (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            let out = rt
+                .block_on(no_spill.run(RunRequest::new(command.as_str())))
+                .expect("run");
+            assert_eq!(out.stdout.raw_bytes, GIB);
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    println!(
+        "RESULT 1 GiB of output, spill cap 0 (pipeline only): executor.run {:.2} GiB/s ({:?})",
+        gibs(times[1]),
+        times[1]
+    );
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    spawn_ratio();
+    spaced();
+    big_output();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

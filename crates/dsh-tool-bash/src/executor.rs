@@ -1,0 +1,1056 @@
+//! Running shell commands for a model, locally, leaving nothing behind.
+//!
+//! An [`Executor`] runs each command in a fresh `bash --noprofile --norc -c`
+//! and turns what it printed into the text a model reads
+//! ([`RunOutput::model_text`]). It also runs background tasks that the model
+//! polls ([`Executor::spawn_background`], [`Executor::read_output`],
+//! [`Executor::kill`]).
+//!
+//! # Running a command
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! use dsh_tool_bash::{Executor, ExecutorConfig, RunRequest};
+//!
+//! let executor = Executor::new(ExecutorConfig::default())?;
+//! let output = executor.run(RunRequest::new("echo hello; echo oops >&2; exit 3")).await?;
+//! assert_eq!(output.model_text(), "hello\n[stderr]\noops\n[exit code: 3]");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })
+//! # }
+//! ```
+//!
+//! A non-zero exit is a normal [`RunOutput`], not an error. Errors
+//! ([`ExecError`]) are for calls that could not run or did not finish: a missing
+//! working directory, `bash` not starting, cancellation.
+//!
+//! Each call gets:
+//!
+//! * a new session and process group (`setsid`), so no controlling terminal;
+//! * stdin connected to `/dev/null`: a command that reads it sees end-of-file
+//!   at once;
+//! * the executor's environment minus every variable whose name contains
+//!   `KEY`, `SECRET`, `TOKEN` or `PASSWORD` (in any case), minus `BASH_ENV` and
+//!   `ENV` (startup files), plus `NO_COLOR=1`, `TERM=dumb`, `PAGER=cat`,
+//!   `GIT_PAGER=cat` and `GIT_TERMINAL_PROMPT=0`;
+//! * `SIGKILL` if the thread that spawned it dies (`PR_SET_PDEATHSIG`);
+//! * the working directory `workdir`, absolute or relative to
+//!   [`ExecutorConfig::cwd`].
+//!
+//! # What the model sees
+//!
+//! [`RunOutput::model_text`] renders, in this order:
+//!
+//! 1. stdout; then, when stderr is not empty, a newline if needed, `[stderr]`,
+//!    a newline and stderr; `(no output)` when both are empty;
+//! 2. one line per truncated stream: `[stdout truncated; full output: PATH]`;
+//! 3. `[invalid UTF-8 in stdout replaced with U+FFFD]` when bytes were replaced;
+//! 4. `[timeout clamped to Nms]` when the requested timeout was over the maximum;
+//! 5. `[timed out after Nms]` when the timeout fired;
+//! 6. last, always: `[exit code: N]` or `[killed by signal: SIGNAME]`.
+//!
+//! The status line is there for exit code 0 too, unlike in the reference
+//! implementation: issue 4 asks for "never an empty or null status", and a
+//! presenter reads the exit code back from that last line.
+//!
+//! Escape sequences (colours, cursor movement, OSC titles and links) are
+//! removed, and invalid UTF-8 is replaced by U+FFFD.
+//!
+//! # Long output
+//!
+//! The model sees at most [`ExecutorConfig::max_output_bytes`] bytes of text
+//! per stream. Past that it sees the first quarter and the last three quarters
+//! of the budget, with `[… N bytes omitted …]` on a line between them; cuts
+//! fall on character boundaries. A stream exactly at the budget is shown
+//! whole. The budget counts bytes of text after escape sequences are removed
+//! and invalid bytes replaced.
+//!
+//! The raw bytes of a truncated stream are kept in a spill file (mode 0600) in
+//! a directory of the executor's own (mode 0700, under the system's temporary
+//! directory, [`Executor::spill_dir`]), up to
+//! [`ExecutorConfig::spill_cap_bytes`]. The directory is removed when the last
+//! clone of the executor is dropped.
+//!
+//! Memory stays bounded whatever a command prints: per stream, a head buffer
+//! and a tail ring of the budget's size, up to the budget of raw bytes until
+//! the spill file opens, a read buffer of at most 256 KiB, and at most 16
+//! reads queued for the spill writer (about 5 MiB in all).
+//!
+//! # Timeouts and cancellation
+//!
+//! A call runs for [`RunRequest::timeout`] (default
+//! [`ExecutorConfig::default_timeout`], clamped to
+//! [`ExecutorConfig::max_timeout`]). When it fires, every process of the call
+//! gets `SIGTERM`; whatever is still alive [`ExecutorConfig::kill_grace`] later
+//! gets `SIGKILL`. The output printed so far is kept.
+//!
+//! When [`RunRequest::cancel`] fires, every process of the call is killed at
+//! once and [`Executor::run`] returns an [`ErrorKind::Cancelled`] error.
+//!
+//! # No process left behind
+//!
+//! A call owns every process it starts: when the call ends — its shell
+//! exited, the timeout fired, it was cancelled, or its future was dropped —
+//! every process it started and that is still running is killed, including
+//! ones that called `setsid`, changed their process group or double-forked.
+//! Background tasks are the same, ended by [`Executor::kill`], by their shell
+//! exiting, or by the executor being dropped. Run a server with
+//! [`Executor::spawn_background`], not with `&` in a foreground call.
+//!
+//! How the executor finds a call's processes is set by
+//! [`ExecutorConfig::containment`]:
+//!
+//! * **cgroup v2** ([`Containment::Cgroup`], chosen by [`Containment::Auto`]
+//!   when possible). The executor creates a cgroup `dsh-bash-PID-…` below its
+//!   own, and one child cgroup per call (empty ones are reused). The shell is
+//!   born inside it (`clone3` with `CLONE_INTO_CGROUP`), so everything it
+//!   starts is born inside too. Ending a call writes `1` to `cgroup.kill`,
+//!   which kills the whole cgroup atomically, forks in flight included. This
+//!   needs a writable cgroup v2 hierarchy with `cgroup.kill` (Linux 5.14+):
+//!   root, or a delegated subtree such as a systemd user service.
+//! * **Process tree** ([`Containment::ProcessTree`], the fallback). The
+//!   executor walks `/proc`: members are the shell, processes in its session or
+//!   process group, processes whose environment carries the call's marker
+//!   variable `DSH_BASH_CALL_<executor>=<call>`, processes seen as members
+//!   before, and their children. Killing freezes every member with `SIGSTOP`,
+//!   rescans until nothing new appears, then sends `SIGKILL`.
+//!
+//! Where `clone3` is refused (seccomp filters of some container runtimes),
+//! the shell joins its cgroup itself between `fork` and `exec`.
+//! If a cgroup cannot be joined at the first spawn, the executor switches to
+//! the process tree for good ([`Executor::containment`] tells which is in use).
+//!
+//! # Caveats
+//!
+//! * Process-tree containment loses a process that, all at once, leaves the
+//!   session (`setsid`), clears or rewrites its environment (`env -i`), and is
+//!   orphaned before the call ends. It also cannot read the environment of
+//!   processes that changed user (`sudo`).
+//! * A privileged command can move itself out of its cgroup; nothing is
+//!   contained against root deliberately escaping.
+//! * If the host process is killed with `SIGKILL`, the shells die (parent-death
+//!   signal) but their escaped descendants are not killed. The next executor
+//!   created on the machine removes the stale cgroups and kills what they
+//!   still hold; the process-tree fallback cannot.
+//! * The parent-death signal fires when the *thread* that spawned the shell
+//!   exits. Tokio's runtime worker threads live as long as the runtime; do not
+//!   call the executor from a thread that ends before the calls do (e.g. from
+//!   `spawn_blocking`).
+//! * Spawning forks the host process (`clone3` without `CLONE_VM`) rather
+//!   than using `posix_spawn`'s `vfork`: on an idle machine that costs about
+//!   0.1–0.3 ms per call, more on a loaded one. Without `clone3`, joining a
+//!   cgroup costs about one RCU grace period (about 5 ms here) per call.
+//! * The executor does not make the host process a child subreaper: it would
+//!   then have to reap every orphan of the host, including ones it cannot
+//!   tell apart from children that others in the process wait for.
+//! * After the shell exits and its remaining processes are killed, the
+//!   executor waits at most two seconds for the pipes to close; a process that
+//!   escaped containment and holds them only costs that wait.
+//! * Spill files stay until the executor is dropped; the cap is per stream.
+//!   A spill file is written by a thread of its own; when the disk is slower
+//!   than the command, reading the pipe waits for it (at most 16 reads are
+//!   queued; the waiting blocks the Tokio worker thread), which slows the
+//!   command down rather than growing memory.
+//! * Dropping the executor blocks up to about a second while background
+//!   tasks die.
+//! * Background tasks and the processes' exit are driven by the Tokio runtime
+//!   the calls are made on; the executor must be used from within one.
+
+use std::ffi::{CString, OsStr, OsString};
+use std::fs::{self, DirBuilder};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::net::unix::pipe;
+use tokio::process::Command;
+use tokio_util::sync::CancellationToken;
+
+use crate::background::Tasks;
+use crate::contain::{Backend, Contained, Containment, Prepared};
+use crate::error::{ErrorKind, ExecError};
+use crate::output::{StreamCapture, StreamOutput};
+use crate::process::{output_pipe, Proc, RawChild};
+use crate::sys;
+
+/// How long to wait for the pipes to close once a call's processes are dead.
+pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+/// How long to wait for killed processes to disappear.
+pub(crate) const KILL_WAIT: Duration = Duration::from_secs(5);
+/// Size of a pipe read.
+pub(crate) const READ_CHUNK: usize = 256 * 1024;
+
+/// Settings of an [`Executor`]; build it with
+/// `ExecutorConfig { field: value, ..ExecutorConfig::default() }`.
+#[derive(Debug, Clone)]
+pub struct ExecutorConfig {
+    /// Working directory of commands without `workdir`, and base of relative
+    /// ones. Default: the process's current directory.
+    pub cwd: PathBuf,
+    /// Timeout of a call that asks for none. Default: 120 s.
+    pub default_timeout: Duration,
+    /// Largest timeout a call can have; larger requests are clamped. Default: 600 s.
+    pub max_timeout: Duration,
+    /// Time between `SIGTERM` and `SIGKILL` when a call times out. Default: 3 s.
+    pub kill_grace: Duration,
+    /// Bytes of text per stream shown to the model. Default: 64 000.
+    pub max_output_bytes: usize,
+    /// Largest spill file, per stream. Default: 256 MiB.
+    pub spill_cap_bytes: u64,
+    /// Most background tasks running at once. Default: 64.
+    pub max_background_tasks: usize,
+    /// Longest wait of [`Executor::read_output`]. Default: 30 s.
+    pub max_wait: Duration,
+    /// How no process is left behind. Default: [`Containment::Auto`].
+    pub containment: Containment,
+}
+
+impl Default for ExecutorConfig {
+    fn default() -> Self {
+        Self {
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            default_timeout: Duration::from_secs(120),
+            max_timeout: Duration::from_secs(600),
+            kill_grace: Duration::from_secs(3),
+            max_output_bytes: 64_000,
+            spill_cap_bytes: 256 * 1024 * 1024,
+            max_background_tasks: 64,
+            max_wait: Duration::from_secs(30),
+            containment: Containment::Auto,
+        }
+    }
+}
+
+/// One foreground command.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct RunRequest {
+    /// The command line, run by `bash -c`.
+    pub command: String,
+    /// Working directory: absolute, or relative to [`ExecutorConfig::cwd`].
+    pub workdir: Option<String>,
+    /// Timeout; `None` or zero for the default, clamped to the maximum.
+    pub timeout: Option<Duration>,
+    /// Cancels the call: its processes are killed and `run` returns an error.
+    pub cancel: CancellationToken,
+}
+
+impl RunRequest {
+    /// A request for `command` with the defaults.
+    pub fn new(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the working directory.
+    pub fn workdir(mut self, workdir: impl Into<String>) -> Self {
+        self.workdir = Some(workdir.into());
+        self
+    }
+
+    /// Sets the timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the cancellation token.
+    pub fn cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Exit {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it; its name, e.g. `SIGKILL`.
+    Signal(String),
+}
+
+impl Exit {
+    pub(crate) fn from_status(status: std::process::ExitStatus) -> Exit {
+        match (status.code(), status.signal()) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(signal)) => Exit::Signal(sys::signal_name(signal)),
+            // Neither: not possible for a process that ended.
+            (None, None) => Exit::Code(-1),
+        }
+    }
+
+    /// The marker line: `[exit code: N]` or `[killed by signal: SIG]`.
+    pub fn marker(&self) -> String {
+        match self {
+            Exit::Code(code) => format!("[exit code: {code}]"),
+            Exit::Signal(name) => format!("[killed by signal: {name}]"),
+        }
+    }
+}
+
+/// The outcome of a foreground command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunOutput {
+    /// Standard output, as shown to the model.
+    pub stdout: StreamOutput,
+    /// Standard error, as shown to the model.
+    pub stderr: StreamOutput,
+    /// How the shell ended.
+    pub exit: Exit,
+    /// Whether the timeout fired.
+    pub timed_out: bool,
+    /// The timeout that applied.
+    pub timeout: Duration,
+    /// Whether the requested timeout was over the maximum and was lowered to it.
+    pub timeout_clamped: bool,
+    /// The directory the command ran in.
+    pub cwd: PathBuf,
+    /// Wall time from spawn to the end of the call.
+    pub elapsed: Duration,
+}
+
+impl RunOutput {
+    /// The text the model reads (format in the [module docs](crate::executor#what-the-model-sees)).
+    pub fn model_text(&self) -> String {
+        let mut text = self.stdout.text.clone();
+        if !self.stderr.text.is_empty() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[stderr]\n");
+            text.push_str(&self.stderr.text);
+        }
+        if text.is_empty() {
+            text.push_str("(no output)");
+        }
+        let mut notes = Vec::new();
+        for (name, stream) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
+            if stream.truncated() {
+                notes.push(truncation_note(name, stream));
+            }
+        }
+        let lossy: Vec<&str> = [("stdout", &self.stdout), ("stderr", &self.stderr)]
+            .into_iter()
+            .filter(|(_, s)| s.lossy)
+            .map(|(name, _)| name)
+            .collect();
+        if !lossy.is_empty() {
+            notes.push(format!(
+                "[invalid UTF-8 in {} replaced with U+FFFD]",
+                lossy.join(" and ")
+            ));
+        }
+        if self.timeout_clamped {
+            notes.push(format!(
+                "[timeout clamped to {}ms]",
+                self.timeout.as_millis()
+            ));
+        }
+        if self.timed_out {
+            notes.push(format!("[timed out after {}ms]", self.timeout.as_millis()));
+        }
+        notes.push(self.exit.marker());
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&notes.join("\n"));
+        text
+    }
+}
+
+fn truncation_note(name: &str, stream: &StreamOutput) -> String {
+    match (&stream.spill, &stream.spill_error) {
+        (Some(spill), _) if spill.complete => {
+            format!("[{name} truncated; full output: {}]", spill.path.display())
+        }
+        (Some(spill), _) => format!(
+            "[{name} truncated; its first {} bytes are in {}]",
+            spill.bytes,
+            spill.path.display()
+        ),
+        (None, Some(err)) => format!("[{name} truncated; full output could not be saved: {err}]"),
+        (None, None) => format!("[{name} truncated]"),
+    }
+}
+
+/// Runs shell commands for a model. Cheap to clone; clones share the spill
+/// directory, the background tasks and the settings.
+///
+/// See the [module documentation](crate::executor).
+#[derive(Debug, Clone)]
+pub struct Executor {
+    pub(crate) inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner {
+    pub(crate) config: ExecutorConfig,
+    /// `dsh-bash-<pid>-<nonce>`: names the spill directory and the cgroup.
+    tag: String,
+    pub(crate) spill_dir: PathBuf,
+    backend: Backend,
+    /// `/dev/null`, the stdin of every command.
+    dev_null: fs::File,
+    /// Where `bash` was found, for which `PATH`.
+    bash: Mutex<Option<(Option<OsString>, PathBuf)>>,
+    next_call: AtomicU64,
+    pub(crate) tasks: Mutex<Tasks>,
+}
+
+/// Where a child's stdout and stderr go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outputs {
+    /// One pipe each.
+    Separate,
+    /// One pipe for both, interleaved as written.
+    Merged,
+}
+
+/// A spawned shell, its output pipes and its containment.
+pub(crate) struct Spawned {
+    pub(crate) child: Proc,
+    pub(crate) stdout: pipe::Receiver,
+    /// `None` with [`Outputs::Merged`].
+    pub(crate) stderr: Option<pipe::Receiver>,
+    pub(crate) contained: Contained,
+}
+
+impl Executor {
+    /// Creates an executor: its spill directory and, with cgroup containment,
+    /// its cgroup.
+    ///
+    /// # Errors
+    ///
+    /// When the spill directory cannot be created, or when
+    /// [`Containment::Cgroup`] is asked for and unavailable.
+    pub fn new(config: ExecutorConfig) -> io::Result<Executor> {
+        let (tag, spill_dir) = create_spill_dir()?;
+        let dev_null = match fs::File::open("/dev/null") {
+            Ok(file) => file,
+            Err(e) => {
+                let _ = fs::remove_dir_all(&spill_dir);
+                return Err(e);
+            }
+        };
+        let backend = match Backend::new(config.containment, &tag) {
+            Ok(backend) => backend,
+            Err(e) => {
+                let _ = fs::remove_dir_all(&spill_dir);
+                return Err(e);
+            }
+        };
+        Ok(Executor {
+            inner: Arc::new(Inner {
+                config,
+                tag,
+                spill_dir,
+                backend,
+                dev_null,
+                bash: Mutex::new(None),
+                next_call: AtomicU64::new(1),
+                tasks: Mutex::new(Tasks::default()),
+            }),
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ExecutorConfig {
+        &self.inner.config
+    }
+
+    /// The private directory holding spill files (removed on drop).
+    pub fn spill_dir(&self) -> &Path {
+        &self.inner.spill_dir
+    }
+
+    /// The containment mechanism in use: [`Containment::Cgroup`] or
+    /// [`Containment::ProcessTree`].
+    pub fn containment(&self) -> Containment {
+        self.inner.backend.kind()
+    }
+
+    /// Runs one command to its end (exit, timeout) and returns what it printed.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Workdir`] when the working directory does not exist (the
+    /// message names it), [`ErrorKind::Spawn`] when `bash` cannot be started,
+    /// [`ErrorKind::Cancelled`] when `request.cancel` fired — after every
+    /// process of the call was killed.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future kills every process of the call (without waiting
+    /// for them to die) and keeps no output.
+    pub async fn run(&self, request: RunRequest) -> Result<RunOutput, ExecError> {
+        let inner = &self.inner;
+        let cwd = inner.resolve_workdir(request.workdir.as_deref())?;
+        let (timeout, timeout_clamped) = inner.timeout(request.timeout);
+        if request.cancel.is_cancelled() {
+            return Err(ExecError::cancelled());
+        }
+        let call = inner.next_call();
+        let started = Instant::now();
+        let Spawned {
+            mut child,
+            stdout,
+            stderr,
+            contained,
+        } = inner.spawn(&request.command, &cwd, call, Outputs::Separate)?;
+        let mut guard = KillOnDrop {
+            contained: &contained,
+            armed: true,
+        };
+
+        let max = inner.config.max_output_bytes;
+        let cap = inner.config.spill_cap_bytes;
+        let mut out = StreamCapture::new(
+            max,
+            inner.spill_dir.join(format!("call-{call}-stdout.log")),
+            cap,
+        );
+        let mut err = StreamCapture::new(
+            max,
+            inner.spill_dir.join(format!("call-{call}-stderr.log")),
+            cap,
+        );
+
+        let mut status = None;
+        let mut timed_out = false;
+        let mut cancelled = false;
+        {
+            let pumps = async {
+                tokio::join!(
+                    pump(Some(stdout), |b| out.push(b)),
+                    pump(stderr, |b| err.push(b))
+                )
+            };
+            tokio::pin!(pumps);
+            let mut pumps_done = false;
+            let deadline = tokio::time::Instant::now() + timeout;
+
+            // Until the shell exits, the timeout fires or the call is cancelled.
+            loop {
+                tokio::select! {
+                    biased;
+                    _ = request.cancel.cancelled() => { cancelled = true; break; }
+                    waited = child.wait() => { status = Some(waited); break; }
+                    _ = &mut pumps, if !pumps_done => pumps_done = true,
+                    _ = tokio::time::sleep_until(deadline) => { timed_out = true; break; }
+                }
+            }
+
+            if timed_out {
+                // SIGTERM to everything, then up to the grace for all of it to end.
+                contained.signal_all(sys::SIGTERM);
+                let grace = tokio::time::Instant::now() + inner.config.kill_grace;
+                loop {
+                    if status.is_some() && contained.is_empty() {
+                        break;
+                    }
+                    tokio::select! {
+                        biased;
+                        _ = request.cancel.cancelled() => { cancelled = true; break; }
+                        waited = child.wait(), if status.is_none() => status = Some(waited),
+                        _ = &mut pumps, if !pumps_done => pumps_done = true,
+                        _ = tokio::time::sleep(Duration::from_millis(10)), if status.is_some() => {}
+                        _ = tokio::time::sleep_until(grace) => break,
+                    }
+                }
+            }
+
+            // Whatever is left — stragglers of a finished shell, survivors of
+            // the grace, everything on cancellation — is killed now.
+            guard.armed = false;
+            if !contained.is_empty() {
+                guard.armed = !contained.kill_and_wait(KILL_WAIT).await;
+            }
+            if status.is_none() {
+                status = tokio::time::timeout(KILL_WAIT, child.wait()).await.ok();
+            }
+
+            if !cancelled && !pumps_done {
+                // The writers are dead; what they wrote is still in the pipes.
+                let _ = tokio::time::timeout(DRAIN_LIMIT, &mut pumps).await;
+            }
+        }
+        drop(guard);
+        if cancelled {
+            return Err(ExecError::cancelled());
+        }
+        let exit = match status {
+            Some(Ok(status)) => Exit::from_status(status),
+            Some(Err(e)) => {
+                return Err(ExecError::io(ErrorKind::Io, "waiting for bash", e));
+            }
+            // Killed, and still not reaped after KILL_WAIT.
+            None => Exit::Signal(sys::signal_name(sys::SIGKILL)),
+        };
+        Ok(RunOutput {
+            stdout: out.finish(),
+            stderr: err.finish(),
+            exit,
+            timed_out,
+            timeout,
+            timeout_clamped,
+            cwd,
+            elapsed: started.elapsed(),
+        })
+    }
+}
+
+/// Kills the call's processes if the call ends early (its future dropped).
+struct KillOnDrop<'a> {
+    contained: &'a Contained,
+    armed: bool,
+}
+
+impl Drop for KillOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.contained.kill_all();
+        }
+    }
+}
+
+/// Reads `reader` to its end, handing each chunk to `sink`.
+async fn pump<R: AsyncRead + Unpin>(reader: Option<R>, mut sink: impl FnMut(&[u8])) {
+    let Some(mut reader) = reader else {
+        return;
+    };
+    let mut buf = ReadBuf::new();
+    loop {
+        match reader.read(buf.space()).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => sink(buf.filled(n)),
+        }
+    }
+}
+
+/// A read buffer that starts small and grows (up to [`READ_CHUNK`]) when
+/// reads fill it, so quiet commands cost no large allocation.
+pub(crate) struct ReadBuf(Vec<u8>);
+
+impl ReadBuf {
+    pub(crate) fn new() -> Self {
+        ReadBuf(vec![0; 8 * 1024])
+    }
+
+    /// Where to read into.
+    pub(crate) fn space(&mut self) -> &mut [u8] {
+        &mut self.0
+    }
+
+    /// The `n` bytes just read; grows the buffer if they filled it.
+    pub(crate) fn filled(&mut self, n: usize) -> &[u8] {
+        if n == self.0.len() && n < READ_CHUNK {
+            let mut bigger = vec![0; (n * 4).min(READ_CHUNK)];
+            bigger[..n].copy_from_slice(&self.0[..n]);
+            self.0 = bigger;
+        }
+        &self.0[..n]
+    }
+}
+
+impl Inner {
+    /// A fresh call number (names spill files and cgroups).
+    pub(crate) fn next_call(&self) -> u64 {
+        self.next_call.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The directory a command runs in.
+    pub(crate) fn resolve_workdir(&self, workdir: Option<&str>) -> Result<PathBuf, ExecError> {
+        let dir = match workdir {
+            None | Some("") => self.config.cwd.clone(),
+            Some(dir) => self.config.cwd.join(dir),
+        };
+        match fs::metadata(&dir) {
+            Ok(meta) if meta.is_dir() => Ok(dir),
+            Ok(_) => Err(ExecError::new(
+                ErrorKind::Workdir,
+                format!("working directory {} is not a directory", dir.display()),
+            )),
+            Err(_) => Err(ExecError::new(
+                ErrorKind::Workdir,
+                format!("working directory {} does not exist", dir.display()),
+            )),
+        }
+    }
+
+    /// The timeout that applies, and whether the request was clamped.
+    fn timeout(&self, requested: Option<Duration>) -> (Duration, bool) {
+        let max = self.config.max_timeout;
+        match requested.filter(|t| !t.is_zero()) {
+            Some(t) if t > max => (max, true),
+            Some(t) => (t, false),
+            None => (self.config.default_timeout.min(max), false),
+        }
+    }
+
+    /// Spawns `bash -c command` in `cwd`, contained, its output going to
+    /// new pipes.
+    ///
+    /// With cgroup containment the shell is born in its cgroup (`clone3`);
+    /// where that is refused it joins the cgroup itself before `exec`; and if
+    /// that fails too, the executor falls back to the process tree for good.
+    pub(crate) fn spawn(
+        &self,
+        command: &str,
+        cwd: &Path,
+        call: u64,
+        outputs: Outputs,
+    ) -> Result<Spawned, ExecError> {
+        let pipe_error = |e| ExecError::io(ErrorKind::Spawn, "could not create a pipe", e);
+        let (stdout, out_writer) = output_pipe().map_err(pipe_error)?;
+        let (stderr, err_writer) = match outputs {
+            Outputs::Separate => {
+                let (reader, writer) = output_pipe().map_err(pipe_error)?;
+                (Some(reader), writer)
+            }
+            Outputs::Merged => (None, out_writer.try_clone().map_err(pipe_error)?),
+        };
+        let (child, contained) = self.spawn_shell(command, cwd, call, &out_writer, &err_writer)?;
+        Ok(Spawned {
+            child,
+            stdout,
+            stderr,
+            contained,
+        })
+    }
+
+    fn spawn_shell(
+        &self,
+        command: &str,
+        cwd: &Path,
+        call: u64,
+        out_writer: &OwnedFd,
+        err_writer: &OwnedFd,
+    ) -> Result<(Proc, Contained), ExecError> {
+        let spawn_error = |e| ExecError::io(ErrorKind::Spawn, "could not start bash", e);
+        let mut prepared = self.backend.prepare(call, &self.tag);
+        if self.backend.clone3_allowed() {
+            if let Some(dir) = prepared.cgroup_dir() {
+                let plan = self.plan(command, cwd, out_writer, err_writer)?;
+                match sys::spawn_into_cgroup(&plan, dir) {
+                    Ok((pid, pidfd)) => {
+                        let child = RawChild::new(pid, pidfd).map_err(spawn_error)?;
+                        return Ok((Proc::Raw(child), prepared.attach(pid as u32)));
+                    }
+                    Err(sys::SpawnFailure::Child(e)) => {
+                        prepared.discard();
+                        return Err(spawn_error(e));
+                    }
+                    Err(sys::SpawnFailure::Clone(e)) => {
+                        // Not supported or not allowed here (old kernel,
+                        // seccomp, no permission on the cgroup): join the
+                        // cgroup the slow way. Other failures (no memory,
+                        // too many processes) are errors of this call.
+                        let unsupported = [
+                            libc::ENOSYS,
+                            libc::EPERM,
+                            libc::EINVAL,
+                            libc::E2BIG,
+                            libc::EACCES,
+                            libc::EOPNOTSUPP,
+                        ];
+                        if !e
+                            .raw_os_error()
+                            .is_some_and(|code| unsupported.contains(&code))
+                        {
+                            prepared.discard();
+                            return Err(spawn_error(e));
+                        }
+                        self.backend.refuse_clone3();
+                    }
+                }
+            }
+        }
+
+        let attempt = |prepared: Prepared| -> Result<(Proc, Contained), (Prepared, io::Error)> {
+            let stdio = out_writer
+                .try_clone()
+                .and_then(|out| Ok((out, err_writer.try_clone()?)));
+            let (out, err) = match stdio {
+                Ok(pair) => pair,
+                Err(e) => return Err((prepared, e)),
+            };
+            let mut cmd = self.command(command, cwd, &prepared);
+            cmd.stdout(Stdio::from(out)).stderr(Stdio::from(err));
+            let spawned = cmd.spawn();
+            // Closes the parent's copies of the child's pipe ends.
+            drop(cmd);
+            match spawned {
+                Ok(child) => match child.id() {
+                    Some(pid) => Ok((Proc::Tokio(child), prepared.attach(pid))),
+                    None => Err((
+                        prepared,
+                        io::Error::other("bash exited before it could be tracked"),
+                    )),
+                },
+                Err(e) => Err((prepared, e)),
+            }
+        };
+        if prepared.is_cgroup() && prepared.open_procs().is_err() {
+            prepared.discard();
+            self.backend.mark_cgroup_broken();
+            prepared = Prepared::tree(call, &self.tag);
+        }
+        let was_cgroup = prepared.is_cgroup();
+        match attempt(prepared) {
+            Ok(spawned) => Ok(spawned),
+            Err((prepared, e)) if was_cgroup => {
+                // Maybe the child could not join its cgroup: try without.
+                prepared.discard();
+                match attempt(Prepared::tree(call, &self.tag)) {
+                    Ok(spawned) => {
+                        self.backend.mark_cgroup_broken();
+                        Ok(spawned)
+                    }
+                    Err((_, _)) => Err(spawn_error(e)),
+                }
+            }
+            Err((_, e)) => Err(spawn_error(e)),
+        }
+    }
+
+    /// The path of `bash` in `path`, remembered while `PATH` stays the same.
+    fn bash_path(&self, path: Option<OsString>) -> Option<PathBuf> {
+        let mut cache = self.bash.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((cached_for, program)) = cache.as_ref() {
+            if *cached_for == path && program.is_file() {
+                return Some(program.clone());
+            }
+        }
+        let program = find_program("bash", path.as_deref())?;
+        *cache = Some((path, program.clone()));
+        Some(program)
+    }
+
+    /// What `clone3`'s child needs, prepared before the clone.
+    fn plan(
+        &self,
+        command: &str,
+        cwd: &Path,
+        stdout: &OwnedFd,
+        stderr: &OwnedFd,
+    ) -> Result<sys::ExecPlan, ExecError> {
+        let nul = |what: &str| {
+            ExecError::new(ErrorKind::Spawn, format!("the {what} contains a NUL byte"))
+        };
+        let env = child_environment();
+        let path = env
+            .iter()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| value.clone());
+        let program = self.bash_path(path).ok_or_else(|| {
+            ExecError::new(ErrorKind::Spawn, "could not start bash: not found in PATH")
+        })?;
+        let argv = ["bash", "--noprofile", "--norc", "-c", command]
+            .iter()
+            .map(|a| CString::new(*a))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| nul("command"))?;
+        let envp = env
+            .into_iter()
+            .map(|(name, value)| {
+                let mut var = name.into_vec();
+                var.push(b'=');
+                var.extend_from_slice(value.as_bytes());
+                CString::new(var)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| nul("environment"))?;
+        Ok(sys::ExecPlan {
+            program: CString::new(program.into_os_string().into_vec())
+                .map_err(|_| nul("path of bash"))?,
+            argv,
+            envp,
+            cwd: CString::new(cwd.as_os_str().as_bytes()).map_err(|_| nul("working directory"))?,
+            stdio: [
+                self.dev_null.as_raw_fd(),
+                stdout.as_raw_fd(),
+                stderr.as_raw_fd(),
+            ],
+        })
+    }
+
+    fn command(&self, command: &str, cwd: &Path, prepared: &Prepared) -> Command {
+        let mut cmd = Command::new("bash");
+        cmd.arg("--noprofile")
+            .arg("--norc")
+            .arg("-c")
+            .arg(command)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .env_clear()
+            .envs(child_environment());
+        if let Some((name, value)) = prepared.marker() {
+            cmd.env(name, value);
+        }
+        sys::configure_child(&mut cmd, prepared.cgroup_procs_fd());
+        cmd
+    }
+}
+
+/// The environment commands get: the executor's, scrubbed, plus the quiet
+/// settings.
+fn child_environment() -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(name, _)| keeps_variable(name))
+        .filter(|(name, _)| !QUIET.iter().any(|(quiet, _)| name == quiet))
+        .collect();
+    env.extend(
+        QUIET
+            .iter()
+            .map(|(n, v)| (OsString::from(n), OsString::from(v))),
+    );
+    env
+}
+
+/// Variables every command gets, so tools print plain text and never prompt.
+const QUIET: [(&str, &str); 5] = [
+    ("NO_COLOR", "1"),
+    ("TERM", "dumb"),
+    ("PAGER", "cat"),
+    ("GIT_PAGER", "cat"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+];
+
+/// The first executable `name` in the directories of `path`.
+fn find_program(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
+    let path = path.unwrap_or(OsStr::new("/usr/local/bin:/usr/bin:/bin"));
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            fs::metadata(candidate)
+                .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                .unwrap_or(false)
+        })
+}
+
+/// Whether an inherited variable reaches commands: not when its name contains
+/// `KEY`, `SECRET`, `TOKEN` or `PASSWORD` (any case), and not `BASH_ENV` or
+/// `ENV`, which would make bash read a startup file.
+pub(crate) fn keeps_variable(name: &OsStr) -> bool {
+    let upper = name.to_string_lossy().to_ascii_uppercase();
+    if upper == "BASH_ENV" || upper == "ENV" {
+        return false;
+    }
+    !["KEY", "SECRET", "TOKEN", "PASSWORD"]
+        .iter()
+        .any(|word| upper.contains(word))
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let tasks = match self.tasks.get_mut() {
+            Ok(tasks) => std::mem::take(tasks),
+            Err(poisoned) => std::mem::take(poisoned.into_inner()),
+        };
+        tasks.kill_all_blocking(Duration::from_secs(1));
+        self.backend.cleanup(Duration::from_secs(1));
+        let _ = fs::remove_dir_all(&self.spill_dir);
+    }
+}
+
+/// Creates the executor's private spill directory (mode 0700) under the
+/// system's temporary directory; returns its tag and path.
+fn create_spill_dir() -> io::Result<(String, PathBuf)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let base = std::env::temp_dir();
+    for _ in 0..16 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tag = format!("dsh-bash-{}-{nanos:08x}{n}", std::process::id());
+        let dir = base.join(&tag);
+        match DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {
+                // The umask can only remove bits; make sure anyway.
+                fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))?;
+                return Ok((tag, dir));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "could not find a free name for the spill directory",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gone(pid: i32) -> bool {
+        match fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            Ok(stat) => matches!(
+                stat.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().chars().next()),
+                Some(Some('Z' | 'X'))
+            ),
+        }
+    }
+
+    /// Where `clone3` is refused, children join their cgroup themselves.
+    #[tokio::test]
+    async fn cgroup_without_clone3() {
+        let config = ExecutorConfig {
+            containment: Containment::Cgroup,
+            ..ExecutorConfig::default()
+        };
+        let Ok(executor) = Executor::new(config) else {
+            return; // no cgroup v2 here
+        };
+        executor.inner.backend.refuse_clone3();
+        let out = executor
+            .run(RunRequest::new(
+                "setsid sleep 1000 & echo $!; grep '^0::' /proc/self/cgroup",
+            ))
+            .await
+            .unwrap();
+        let mut lines = out.stdout.text.lines();
+        let pid: i32 = lines.next().unwrap().parse().unwrap();
+        let cgroup = lines.next().unwrap();
+        assert!(cgroup.contains(&executor.inner.tag), "{cgroup}");
+        assert_eq!(executor.containment(), Containment::Cgroup);
+        assert!(gone(pid), "daemon {pid} survived");
+    }
+
+    #[test]
+    fn scrubs_secret_looking_names() {
+        for name in [
+            "OPENAI_API_KEY",
+            "my_secret",
+            "GH_TOKEN",
+            "DB_Password",
+            "BASH_ENV",
+            "ENV",
+        ] {
+            assert!(!keeps_variable(OsStr::new(name)), "{name}");
+        }
+        for name in ["PATH", "HOME", "ENVIRONMENT", "LANG"] {
+            assert!(keeps_variable(OsStr::new(name)), "{name}");
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! The model-facing tools: `bash`, `bash_output` and `bash_kill`, typed
+//! [`dsh_tools::Tool`]s over one shared [`Executor`].
+
+use crate::error::{ErrorKind, ExecError};
+use crate::executor::{Executor, RunRequest};
+use dsh_tools::{
+    ContentBlock, ErrorCode, TerminalExit, Tool, ToolAnnotations, ToolArgs, ToolCallKind,
+    ToolCallPresentation, ToolContext, ToolError, ToolExecutionResult, ToolHandle, ToolRegistry,
+    ToolResultPresentation, ToolTerminal,
+};
+use serde::Deserialize;
+use std::path::Path;
+use std::time::Duration;
+
+const BASH_DESCRIPTION: &str = "\
+Runs a command with `bash -c` and returns its output.
+
+Each call is a fresh non-interactive shell: state (cd, variables, functions) does not persist \
+between calls, so chain dependent steps with && in one command. Stdin is closed: a command that \
+reads input sees end-of-file, so pass input with arguments, files or a here-doc.
+
+Output: stdout, then `[stderr]` and stderr; `(no output)` when both are empty; then the status, \
+`[exit code: N]` or `[killed by signal: SIG]`. A non-zero exit code is a normal result. Each \
+stream shows at most 64 000 bytes: the head and the tail with `[… N bytes omitted …]` between \
+them, and a note naming a file with the full output (read it with grep, head or tail).
+
+Timeout: timeout_ms, default 120000, at most 600000. On timeout the command and everything it \
+started are killed and you get the output so far plus `[timed out after Nms]`.
+
+Use run_in_background: true for servers, watchers and long builds: the call returns \
+`started background task bash-N` at once and no timeout applies. Read new output with \
+bash_output (task_id, optionally wait_ms and a filter regex) and stop the task with bash_kill.";
+
+const BASH_OUTPUT_DESCRIPTION: &str = "\
+Reads the output a background task (started by bash with run_in_background) produced since the \
+last read, then its status: `[status: running]`, `[status: completed, exit code: N]` or \
+`[status: killed by SIG]`. `(no new output)` when nothing new was printed.
+
+wait_ms waits up to that long (at most 30000) for new output or for the task to end before \
+answering; use it instead of sleeping. filter is a regular expression: only matching lines are \
+returned (the others are still consumed).";
+
+const BASH_KILL_DESCRIPTION: &str = "\
+Stops a background task started by bash with run_in_background, and every process it started. \
+Answers `killed background task bash-N`, or `task bash-N had already finished`.";
+
+/// Arguments of `bash`.
+#[derive(ToolArgs, Deserialize, Debug, Clone)]
+pub struct BashArgs {
+    /// The command line to run.
+    pub command: String,
+    /// A few words on what the command does, shown to the user.
+    pub description: Option<String>,
+    /// Timeout in milliseconds (default 120000, at most 600000).
+    pub timeout_ms: Option<u64>,
+    /// Working directory: absolute, or relative to the session's directory.
+    pub workdir: Option<String>,
+    /// Start the command in the background and return at once.
+    pub run_in_background: Option<bool>,
+}
+
+/// Arguments of `bash_output`.
+#[derive(ToolArgs, Deserialize, Debug, Clone)]
+pub struct BashOutputArgs {
+    /// The background task's id, e.g. bash-1.
+    pub task_id: String,
+    /// Wait up to this many milliseconds for new output or completion.
+    pub wait_ms: Option<u64>,
+    /// Regular expression: return only the lines that match.
+    pub filter: Option<String>,
+}
+
+/// Arguments of `bash_kill`.
+#[derive(ToolArgs, Deserialize, Debug, Clone)]
+pub struct BashKillArgs {
+    /// The background task's id, e.g. bash-1.
+    pub task_id: String,
+}
+
+fn tool_error(err: ExecError) -> ToolError {
+    let code = match err.kind() {
+        ErrorKind::Cancelled => ErrorCode::Aborted,
+        _ => ErrorCode::ToolError,
+    };
+    ToolError::new(code, err.message())
+}
+
+/// The `bash` tool.
+#[derive(Clone)]
+pub struct BashTool {
+    executor: Executor,
+}
+
+impl BashTool {
+    /// A `bash` tool running commands with `executor`.
+    pub fn new(executor: Executor) -> Self {
+        BashTool { executor }
+    }
+
+    fn cwd_for(&self, workdir: Option<&str>) -> String {
+        let base = &self.executor.config().cwd;
+        match workdir {
+            Some(dir) if Path::new(dir).is_absolute() => dir.to_owned(),
+            Some(dir) => base.join(dir).display().to_string(),
+            None => base.display().to_string(),
+        }
+    }
+}
+
+impl Tool for BashTool {
+    type Args = BashArgs;
+
+    fn name(&self) -> &str {
+        "bash"
+    }
+
+    fn description(&self) -> &str {
+        BASH_DESCRIPTION
+    }
+
+    async fn call(&self, args: BashArgs, ctx: ToolContext) -> Result<Vec<ContentBlock>, ToolError> {
+        if args.command.trim().is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArgs,
+                "invalid arguments: \"command\" must not be blank",
+            ));
+        }
+        if args.run_in_background.unwrap_or(false) {
+            let task = self
+                .executor
+                .spawn_background(&args.command, args.workdir.as_deref(), ctx.agent.as_deref())
+                .map_err(tool_error)?;
+            return Ok(vec![ContentBlock::text(format!(
+                "started background task {task}"
+            ))]);
+        }
+        let mut request = RunRequest::new(args.command).cancel(ctx.cancel);
+        if let Some(dir) = args.workdir {
+            request = request.workdir(dir);
+        }
+        if let Some(ms) = args.timeout_ms {
+            request = request.timeout(Duration::from_millis(ms));
+        }
+        let output = self.executor.run(request).await.map_err(tool_error)?;
+        Ok(vec![ContentBlock::text(output.model_text())])
+    }
+
+    fn present_call(&self, args: &BashArgs) -> Option<ToolCallPresentation> {
+        let background = args.run_in_background.unwrap_or(false);
+        Some(ToolCallPresentation {
+            title: args.command.clone(),
+            kind: ToolCallKind::Execute,
+            raw_input: Some(serde_json::Value::String(args.command.clone())),
+            content: args
+                .description
+                .iter()
+                .filter(|d| !d.is_empty())
+                .map(|d| ContentBlock::text(d.clone()))
+                .collect(),
+            terminal: (!background).then(|| ToolTerminal {
+                cwd: Some(self.cwd_for(args.workdir.as_deref())),
+                ..ToolTerminal::default()
+            }),
+        })
+    }
+
+    fn present_result(
+        &self,
+        args: &BashArgs,
+        result: &ToolExecutionResult,
+    ) -> Option<ToolResultPresentation> {
+        let text = result.text();
+        let trimmed = text.trim_end_matches('\n');
+        let content = vec![ContentBlock::text(format!("```console\n{trimmed}\n```"))];
+        if args.run_in_background.unwrap_or(false) || result.is_error {
+            return Some(ToolResultPresentation {
+                title: None,
+                content,
+                terminal: None,
+            });
+        }
+        let (output, exit) = split_status(trimmed);
+        Some(ToolResultPresentation {
+            title: None,
+            content,
+            terminal: Some(ToolTerminal {
+                cwd: None,
+                output: Some(output.to_owned()),
+                exit,
+            }),
+        })
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations {
+            title: Some("Run a shell command".into()),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: true,
+        }
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        // The executor enforces the call's own timeout (and kills the process
+        // tree); a timeout middleware must not cut in before it does.
+        let config = self.executor.config();
+        Some(config.max_timeout + config.kill_grace + Duration::from_secs(5))
+    }
+}
+
+/// Splits the final status marker off the model text: the terminal card's
+/// output, and the exit code or signal parsed back from the marker.
+fn split_status(text: &str) -> (&str, Option<TerminalExit>) {
+    let (body, last) = match text.rfind('\n') {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => ("", text),
+    };
+    let code = last
+        .strip_prefix("[exit code: ")
+        .and_then(|s| s.strip_suffix(']'))
+        .and_then(|code| code.parse().ok())
+        .map(TerminalExit::ExitCode);
+    let exit = code.or_else(|| {
+        last.strip_prefix("[killed by signal: ")
+            .and_then(|s| s.strip_suffix(']'))
+            .map(|signal| TerminalExit::Signal(signal.to_owned()))
+    });
+    match exit {
+        Some(exit) => (body, Some(exit)),
+        None => (text, None),
+    }
+}
+
+/// The `bash_output` tool.
+#[derive(Clone)]
+pub struct BashOutputTool {
+    executor: Executor,
+}
+
+impl BashOutputTool {
+    /// A `bash_output` tool reading tasks of `executor`.
+    pub fn new(executor: Executor) -> Self {
+        BashOutputTool { executor }
+    }
+}
+
+impl Tool for BashOutputTool {
+    type Args = BashOutputArgs;
+
+    fn name(&self) -> &str {
+        "bash_output"
+    }
+
+    fn description(&self) -> &str {
+        BASH_OUTPUT_DESCRIPTION
+    }
+
+    async fn call(
+        &self,
+        args: BashOutputArgs,
+        ctx: ToolContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        let wait = args.wait_ms.map(Duration::from_millis);
+        let text = self
+            .executor
+            .read_output(
+                &args.task_id,
+                ctx.agent.as_deref(),
+                wait,
+                args.filter.as_deref(),
+            )
+            .await
+            .map_err(tool_error)?;
+        Ok(vec![ContentBlock::text(text)])
+    }
+
+    fn present_call(&self, args: &BashOutputArgs) -> Option<ToolCallPresentation> {
+        Some(ToolCallPresentation {
+            title: format!("Read output from background task {}", args.task_id),
+            kind: ToolCallKind::Read,
+            raw_input: Some(serde_json::json!(args.task_id)),
+            content: Vec::new(),
+            terminal: None,
+        })
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations {
+            title: Some("Read background task output".into()),
+            read_only: true,
+            ..ToolAnnotations::default()
+        }
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        Some(self.executor.config().max_wait + Duration::from_secs(5))
+    }
+
+    fn is_concurrency_safe(&self, _args: &BashOutputArgs) -> bool {
+        true
+    }
+}
+
+/// The `bash_kill` tool.
+#[derive(Clone)]
+pub struct BashKillTool {
+    executor: Executor,
+}
+
+impl BashKillTool {
+    /// A `bash_kill` tool stopping tasks of `executor`.
+    pub fn new(executor: Executor) -> Self {
+        BashKillTool { executor }
+    }
+}
+
+impl Tool for BashKillTool {
+    type Args = BashKillArgs;
+
+    fn name(&self) -> &str {
+        "bash_kill"
+    }
+
+    fn description(&self) -> &str {
+        BASH_KILL_DESCRIPTION
+    }
+
+    async fn call(
+        &self,
+        args: BashKillArgs,
+        ctx: ToolContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        let text = self
+            .executor
+            .kill(&args.task_id, ctx.agent.as_deref())
+            .await
+            .map_err(tool_error)?;
+        Ok(vec![ContentBlock::text(text)])
+    }
+
+    fn present_call(&self, args: &BashKillArgs) -> Option<ToolCallPresentation> {
+        Some(ToolCallPresentation {
+            title: format!("Kill background task {}", args.task_id),
+            kind: ToolCallKind::Execute,
+            raw_input: Some(serde_json::json!(args.task_id)),
+            content: Vec::new(),
+            terminal: None,
+        })
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations {
+            title: Some("Stop a background task".into()),
+            destructive: true,
+            idempotent: true,
+            ..ToolAnnotations::default()
+        }
+    }
+}
+
+/// Registers `bash`, `bash_output` and `bash_kill` over one executor.
+///
+/// # Errors
+/// `DUPLICATE_TOOL` when one of the names is taken (nothing is registered then).
+pub fn register_bash_tools(
+    registry: &ToolRegistry,
+    executor: &Executor,
+) -> Result<[ToolHandle; 3], ToolError> {
+    let bash = registry.register_tool(BashTool::new(executor.clone()))?;
+    let output = registry.register_tool(BashOutputTool::new(executor.clone()))?;
+    let kill = registry.register_tool(BashKillTool::new(executor.clone()))?;
+    Ok([bash, output, kill])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_is_parsed_back_from_the_marker() {
+        assert_eq!(
+            split_status("a\nb\n[exit code: 2]"),
+            ("a\nb", Some(TerminalExit::ExitCode(2)))
+        );
+        assert_eq!(
+            split_status("(no output)\n[killed by signal: SIGKILL]"),
+            ("(no output)", Some(TerminalExit::Signal("SIGKILL".into())))
+        );
+        assert_eq!(
+            split_status("[exit code: 0]"),
+            ("", Some(TerminalExit::ExitCode(0)))
+        );
+        assert_eq!(split_status("no marker"), ("no marker", None));
+    }
+
+    #[test]
+    fn descriptions_stay_short() {
+        for text in [
+            BASH_DESCRIPTION,
+            BASH_OUTPUT_DESCRIPTION,
+            BASH_KILL_DESCRIPTION,
+        ] {
+            assert!(text.len() < 1500, "{} characters", text.len());
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! The bash tools through a real `ToolRegistry`: results, presentations,
+//! agents, cancellation and the timeout middleware.
+
+use dsh_tool_bash::{register_bash_tools, Executor, ExecutorConfig};
+use dsh_tools::{
+    CancellationToken, ErrorCode, TerminalExit, TimeoutMiddleware, ToolCallKind, ToolExecution,
+    ToolRegistry,
+};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+fn setup() -> (ToolRegistry, Executor, tempdir::Dir) {
+    let dir = tempdir::Dir::new();
+    let config = ExecutorConfig {
+        cwd: dir.path.clone(),
+        ..ExecutorConfig::default()
+    };
+    let executor = Executor::new(config).unwrap();
+    let registry = ToolRegistry::new();
+    for handle in register_bash_tools(&registry, &executor).unwrap() {
+        handle.keep();
+    }
+    (registry, executor, dir)
+}
+
+/// A private directory removed at the end of the test.
+mod tempdir {
+    use std::path::PathBuf;
+
+    pub struct Dir {
+        pub path: PathBuf,
+    }
+
+    impl Dir {
+        pub fn new() -> Dir {
+            use std::sync::atomic::{AtomicU32, Ordering};
+            static N: AtomicU32 = AtomicU32::new(0);
+            let path = std::env::temp_dir().join(format!(
+                "dsh-bash-tools-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            std::fs::create_dir_all(&path).unwrap();
+            Dir {
+                path: path.canonicalize().unwrap(),
+            }
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+async fn call(
+    registry: &ToolRegistry,
+    name: &str,
+    args: Value,
+    agent: &str,
+) -> dsh_tools::ToolExecutionResult {
+    registry
+        .execute(ToolExecution::new("c", name, args).with_agent(agent))
+        .await
+}
+
+fn alive(pid: i32) -> bool {
+    // A zombie has been killed and only waits to be reaped.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[tokio::test]
+async fn foreground_call_result_and_presentation() {
+    let (registry, _executor, dir) = setup();
+    let args = json!({"command": "printf 'one\\ntwo\\n'; exit 4", "description": "Count"});
+    let result = call(&registry, "bash", args.clone(), "a").await;
+    assert!(!result.is_error);
+    assert_eq!(result.text(), "one\ntwo\n[exit code: 4]");
+
+    let pending = registry.present_call("bash", &args);
+    assert_eq!(pending.title, "printf 'one\\ntwo\\n'; exit 4");
+    assert_eq!(pending.kind, ToolCallKind::Execute);
+    assert_eq!(
+        pending.raw_input,
+        Some(json!("printf 'one\\ntwo\\n'; exit 4"))
+    );
+    assert_eq!(pending.content[0].as_text(), Some("Count"));
+    assert_eq!(
+        pending.terminal.unwrap().cwd.as_deref(),
+        Some(dir.path.to_str().unwrap())
+    );
+
+    let done = registry.present_result("bash", &args, &result);
+    assert_eq!(
+        done.content[0].as_text(),
+        Some("```console\none\ntwo\n[exit code: 4]\n```")
+    );
+    let terminal = done.terminal.unwrap();
+    assert_eq!(terminal.output.as_deref(), Some("one\ntwo"));
+    assert_eq!(terminal.exit, Some(TerminalExit::ExitCode(4)));
+}
+
+#[tokio::test]
+async fn killed_by_signal_is_presented_as_a_signal() {
+    let (registry, _executor, _dir) = setup();
+    let args = json!({"command": "kill -KILL $$"});
+    let result = call(&registry, "bash", args.clone(), "a").await;
+    assert_eq!(result.text(), "(no output)\n[killed by signal: SIGKILL]");
+    let terminal = registry
+        .present_result("bash", &args, &result)
+        .terminal
+        .unwrap();
+    assert_eq!(terminal.exit, Some(TerminalExit::Signal("SIGKILL".into())));
+}
+
+#[tokio::test]
+async fn relative_workdir_and_missing_workdir() {
+    let (registry, _executor, dir) = setup();
+    std::fs::create_dir(dir.path.join("sub")).unwrap();
+    let args = json!({"command": "pwd", "workdir": "sub"});
+    let result = call(&registry, "bash", args.clone(), "a").await;
+    assert_eq!(
+        result.text(),
+        format!("{}/sub\n[exit code: 0]", dir.path.display())
+    );
+    let pending = registry.present_call("bash", &args);
+    assert_eq!(
+        pending.terminal.unwrap().cwd,
+        Some(format!("{}/sub", dir.path.display()))
+    );
+    let missing = call(
+        &registry,
+        "bash",
+        json!({"command": "pwd", "workdir": "nope"}),
+        "a",
+    )
+    .await;
+    assert!(missing.is_error);
+    assert_eq!(missing.code(), Some(ErrorCode::ToolError));
+    assert!(
+        missing
+            .text()
+            .contains(&format!("{}/nope", dir.path.display())),
+        "{}",
+        missing.text()
+    );
+}
+
+#[tokio::test]
+async fn background_tasks_through_the_tools() {
+    let (registry, _executor, _dir) = setup();
+    let args = json!({"command": "echo ready; sleep 1000", "run_in_background": true});
+    let started = call(&registry, "bash", args.clone(), "agent-1").await;
+    assert_eq!(started.text(), "started background task bash-1");
+    assert!(registry.present_call("bash", &args).terminal.is_none());
+    assert!(registry
+        .present_result("bash", &args, &started)
+        .terminal
+        .is_none());
+
+    let read = call(
+        &registry,
+        "bash_output",
+        json!({"task_id": "bash-1", "wait_ms": 5000}),
+        "agent-1",
+    )
+    .await;
+    assert_eq!(read.text(), "ready\n[status: running]");
+    let again = call(
+        &registry,
+        "bash_output",
+        json!({"task_id": "bash-1"}),
+        "agent-1",
+    )
+    .await;
+    assert_eq!(again.text(), "(no new output)\n[status: running]");
+
+    let foreign = call(
+        &registry,
+        "bash_kill",
+        json!({"task_id": "bash-1"}),
+        "agent-2",
+    )
+    .await;
+    assert!(foreign.is_error);
+    assert_eq!(
+        foreign.text(),
+        "Error: task bash-1 belongs to another agent"
+    );
+
+    let killed = call(
+        &registry,
+        "bash_kill",
+        json!({"task_id": "bash-1"}),
+        "agent-1",
+    )
+    .await;
+    assert_eq!(killed.text(), "killed background task bash-1");
+    let unknown = call(
+        &registry,
+        "bash_kill",
+        json!({"task_id": "bash-9"}),
+        "agent-1",
+    )
+    .await;
+    assert_eq!(unknown.text(), "Error: unknown bash task \"bash-9\"");
+
+    assert_eq!(
+        registry
+            .present_call("bash_output", &json!({"task_id": "bash-1"}))
+            .title,
+        "Read output from background task bash-1"
+    );
+    assert_eq!(
+        registry
+            .present_call("bash_kill", &json!({"task_id": "bash-1"}))
+            .title,
+        "Kill background task bash-1"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_call_through_the_registry_kills_its_daemon() {
+    let (registry, _executor, dir) = setup();
+    let pidfile = dir.path.join("daemon.pid");
+    let command = format!(
+        "setsid sh -c 'trap \"\" TERM; echo $$ > {}; exec sleep 1000' & sleep 1000",
+        pidfile.display()
+    );
+    let cancel = CancellationToken::new();
+    let exec =
+        ToolExecution::new("c", "bash", json!({"command": command})).with_cancel(cancel.clone());
+    let call = tokio::spawn({
+        let registry = registry.clone();
+        async move { registry.execute(exec).await }
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let pid: i32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the daemon never wrote its pid");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert!(alive(pid));
+    cancel.cancel();
+    let fired = Instant::now();
+    let result = call.await.unwrap();
+    assert!(
+        fired.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        fired.elapsed()
+    );
+    assert_eq!(result.code(), Some(ErrorCode::Aborted));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "daemon {pid} survived the cancellation"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_timeout_middleware_does_not_cut_in_before_the_bash_timeout() {
+    let (registry, _executor, _dir) = setup();
+    registry
+        .use_middleware(TimeoutMiddleware::new(Duration::from_millis(20)))
+        .keep();
+    let result = call(
+        &registry,
+        "bash",
+        json!({"command": "sleep 0.2; echo done"}),
+        "a",
+    )
+    .await;
+    assert_eq!(result.text(), "done\n[exit code: 0]");
+    let timed_out = call(
+        &registry,
+        "bash",
+        json!({"command": "echo start; sleep 5", "timeout_ms": 100}),
+        "a",
+    )
+    .await;
+    assert!(!timed_out.is_error);
+    let text = timed_out.text();
+    assert!(text.starts_with("start\n"), "{text}");
+    assert!(text.contains("[timed out after 100ms]"), "{text}");
+}
+
+#[test]
+fn model_facing_schemas() {
+    let (registry, _executor, _dir) = setup();
+    let schemas = registry.schemas(dsh_tools::Dialect::Mcp);
+    let bash = &schemas[0];
+    assert_eq!(bash.name, "bash");
+    let props: Vec<_> = bash.parameters["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(
+        props,
+        [
+            "command",
+            "description",
+            "timeout_ms",
+            "workdir",
+            "run_in_background"
+        ]
+    );
+    assert_eq!(bash.parameters["required"], json!(["command"]));
+    for schema in &schemas {
+        assert!(
+            schema.description.len() < 1500,
+            "{}: {}",
+            schema.name,
+            schema.description.len()
+        );
+    }
+    assert!(bash.description.contains("run_in_background"));
+    assert!(bash.description.contains("bash_output"));
+    assert!(bash.description.contains("Stdin is closed"));
+}
