@@ -78,7 +78,8 @@ pub trait ToolDefinition: Send + Sync + 'static {
         ToolAnnotations::default()
     }
 
-    /// The tool's own deadline, read by [`crate::TimeoutMiddleware`].
+    /// The tool's own deadline. Only [`crate::TimeoutMiddleware`] enforces it:
+    /// a registry without one lets the call run for as long as it takes.
     fn timeout(&self) -> Option<Duration> {
         None
     }
@@ -90,12 +91,23 @@ pub trait ToolDefinition: Send + Sync + 'static {
     }
 
     /// The model-facing schema.
+    ///
+    /// For [`Dialect::OpenAiStrict`], a spec that strict mode cannot express
+    /// (see [`SchemaSpec::supports_strict`]) is sent in the plain OpenAI
+    /// dialect with `strict: false`, rather than as a closed object the
+    /// model could only fill with `{}`.
     fn schema(&self, dialect: Dialect) -> ToolSchema {
+        let strictable = self.spec().is_none_or(SchemaSpec::supports_strict);
+        let (dialect, strict) = match dialect {
+            Dialect::OpenAiStrict if strictable => (dialect, Some(true)),
+            Dialect::OpenAiStrict => (Dialect::OpenAi, Some(false)),
+            _ => (dialect, None),
+        };
         ToolSchema {
             name: self.name().to_owned(),
             description: self.description().to_owned(),
             parameters: self.parameters(dialect),
-            strict: (dialect == Dialect::OpenAiStrict).then_some(true),
+            strict,
         }
     }
 }
@@ -288,7 +300,7 @@ impl<A, F> TypedTool<FnTool<A, F>> {
         self
     }
 
-    /// Sets the tool's own deadline.
+    /// Sets the tool's own deadline (enforced by [`crate::TimeoutMiddleware`]).
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.tool.timeout = Some(timeout);
         self

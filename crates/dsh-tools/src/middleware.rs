@@ -28,7 +28,7 @@
 use crate::error::{ErrorCode, ToolError};
 use crate::execution::{ToolExecution, ToolExecutionResult};
 use crate::registry::ToolRegistry;
-use futures::future::BoxFuture;
+use futures::future::{self, BoxFuture, Either, FutureExt};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::AtomicBool;
@@ -181,13 +181,21 @@ impl Middleware for TimeoutMiddleware {
             // A child token: firing it on timeout stops the body, not the caller's other calls.
             let cancel = exec.cancel.child_token();
             exec.cancel = cancel.clone();
-            match tokio::time::timeout(deadline, next.run(exec)).await {
-                Ok(result) => Ok(result),
-                Err(_) => {
+            let mut run = next.run(exec);
+            let sleep = std::pin::pin!(tokio::time::sleep(deadline));
+            match future::select(&mut run, sleep).await {
+                Either::Left((result, _)) => Ok(result),
+                Either::Right(_) => {
+                    // Fire the token first and give the chain one more poll, so a
+                    // cooperative body sees the cancellation before it is dropped.
                     cancel.cancel();
+                    let _ = (&mut run).now_or_never();
                     Err(ToolError::new(
                         ErrorCode::ToolTimeout,
-                        format!("tool call timed out after {}ms", deadline.as_millis()),
+                        format!(
+                            "tool call timed out after {}ms",
+                            deadline.as_millis().max(1)
+                        ),
                     ))
                 }
             }

@@ -204,8 +204,9 @@ impl ToolRegistry {
                 ));
             }
             tools.insert(name.clone(), ToolEntry { id, tool });
+            // Sent under the lock, so events arrive in the order of the changes.
+            let _ = self.inner.changes.send(RegistryChange::Added(name.clone()));
         }
-        let _ = self.inner.changes.send(RegistryChange::Added(name.clone()));
         Ok(ToolHandle {
             registry: Arc::downgrade(&self.inner),
             name,
@@ -246,10 +247,12 @@ impl ToolRegistry {
         self.inner.changes.subscribe()
     }
 
-    fn rebuild_chain(&self, middleware: &[MiddlewareEntry]) {
+    /// Publishes a new chain and returns the old one, which the caller drops
+    /// after releasing its locks (a layer's `Drop` may use this registry).
+    fn rebuild_chain(&self, middleware: &[MiddlewareEntry]) -> Arc<[Arc<dyn Middleware>]> {
         let chain: Arc<[Arc<dyn Middleware>]> =
             middleware.iter().map(|e| e.layer.clone()).collect();
-        *write(&self.inner.chain) = chain;
+        std::mem::replace(&mut *write(&self.inner.chain), chain)
     }
 
     fn add_middleware(&self, layer: Arc<dyn Middleware>, front: bool) -> MiddlewareHandle {
@@ -261,7 +264,9 @@ impl ToolRegistry {
         } else {
             list.push(entry);
         }
-        self.rebuild_chain(&list);
+        let old_chain = self.rebuild_chain(&list);
+        drop(list);
+        drop(old_chain);
         MiddlewareHandle {
             registry: Arc::downgrade(&self.inner),
             id,
@@ -329,7 +334,10 @@ impl ToolRegistry {
             registry: self.clone(),
             call: call.clone(),
         };
-        let run = AssertUnwindSafe(next.run(exec)).catch_unwind();
+        // The outermost layer's `handle` runs inside the first poll, so a panic
+        // in its synchronous part is caught too.
+        let run = AssertUnwindSafe(async move { next.run(exec).await }).catch_unwind();
+        let run = std::pin::pin!(run);
         let outcome = if cancel.is_cancelled() {
             None
         } else {
@@ -364,9 +372,11 @@ impl ToolRegistry {
     ) -> BoxFuture<'static, ToolExecutionResult> {
         let tool = self.get(&exec.name);
         Box::pin(async move {
+            // Results carry the id the model sent, even if a middleware rewrote `exec.call_id`.
+            let call_id = call.call_id.clone();
             let Some(tool) = tool else {
                 return ToolExecutionResult::failure(
-                    exec.call_id,
+                    call_id,
                     ErrorCode::UnknownTool,
                     format!("unknown tool \"{}\"", exec.name),
                 );
@@ -375,17 +385,17 @@ impl ToolRegistry {
                 ToolArguments::Json(value) => value,
                 ToolArguments::Malformed { violation, .. } => {
                     return ToolExecutionResult::from_error(
-                        exec.call_id,
+                        call_id,
                         &ToolError::invalid_args(vec![*violation]),
                     );
                 }
             };
             if exec.cancel.is_cancelled() {
-                return aborted(exec.call_id, false);
+                return aborted(call_id, false);
             }
             call.dispatched.store(true, Ordering::Release);
             let ctx = ToolContext {
-                call_id: exec.call_id.clone(),
+                call_id: call_id.clone(),
                 name: exec.name,
                 agent: exec.agent,
                 cancel: exec.cancel.clone(),
@@ -395,14 +405,16 @@ impl ToolRegistry {
             let body = std::pin::pin!(body);
             let cancelled = std::pin::pin!(exec.cancel.cancelled());
             let outcome = match future::select(body, cancelled).await {
+                // A body that noticed the cancellation and returned was still aborted.
+                Either::Left(_) if exec.cancel.is_cancelled() => return aborted(call_id, true),
                 Either::Left((outcome, _)) => outcome,
-                Either::Right(_) => return aborted(exec.call_id, true),
+                Either::Right(_) => return aborted(call_id, true),
             };
             match outcome {
-                Ok(Ok(content)) => ToolExecutionResult::ok(exec.call_id, content),
-                Ok(Err(err)) => ToolExecutionResult::from_error(exec.call_id, &err),
+                Ok(Ok(content)) => ToolExecutionResult::ok(call_id, content),
+                Ok(Err(err)) => ToolExecutionResult::from_error(call_id, &err),
                 Err(payload) => ToolExecutionResult::failure(
-                    exec.call_id,
+                    call_id,
                     ErrorCode::ToolPanicked,
                     format!("tool panicked: {}", panic_message(payload.as_ref())),
                 ),
@@ -529,21 +541,19 @@ impl ToolHandle {
         let Some(inner) = self.registry.upgrade() else {
             return;
         };
-        let removed = {
-            let mut tools = write(&inner.tools);
-            // Only the registration this handle made: a later tool of the same name stays.
-            if tools.get(&self.name).is_some_and(|e| e.id == self.id) {
-                tools.remove(&self.name);
-                true
-            } else {
-                false
-            }
-        };
-        if removed {
-            let _ = inner
-                .changes
-                .send(RegistryChange::Removed(self.name.clone()));
+        let mut tools = write(&inner.tools);
+        // Only the registration this handle made: a later tool of the same name stays.
+        if tools.get(&self.name).is_none_or(|e| e.id != self.id) {
+            return;
         }
+        let removed = tools.remove(&self.name);
+        // Sent under the lock, so events arrive in the order of the changes.
+        let _ = inner
+            .changes
+            .send(RegistryChange::Removed(self.name.clone()));
+        drop(tools);
+        // Dropped without the lock: the tool's `Drop` may use this registry.
+        drop(removed);
     }
 }
 
@@ -582,8 +592,15 @@ impl MiddlewareHandle {
         };
         let registry = ToolRegistry { inner };
         let mut list = write(&registry.inner.middleware);
-        list.retain(|e| e.id != self.id);
-        registry.rebuild_chain(&list);
+        let Some(index) = list.iter().position(|e| e.id == self.id) else {
+            return;
+        };
+        let removed = list.remove(index);
+        let old_chain = registry.rebuild_chain(&list);
+        drop(list);
+        // Dropped without the locks: the layer's `Drop` may use this registry.
+        drop(old_chain);
+        drop(removed);
     }
 }
 

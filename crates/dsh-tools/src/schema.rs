@@ -190,11 +190,20 @@ impl SchemaProp {
     }
 
     /// Restricts the property to these string values.
+    ///
+    /// On an array with an `items` schema, the restriction applies to its elements
+    /// (so `#[tool(enum = [...])]` works on a `Vec<String>` field).
     pub fn one_of<I, S>(mut self, values: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
+        if self.ty == SchemaType::Array {
+            if let Some(items) = self.items.take() {
+                self.items = Some(Box::new(items.one_of(values)));
+                return self;
+            }
+        }
         self.enum_values = Some(
             values
                 .into_iter()
@@ -327,6 +336,22 @@ impl SchemaSpec {
         self.props.is_empty()
     }
 
+    /// Whether OpenAI strict mode can express the spec: it cannot express a
+    /// free-form object ([`SchemaProp::any_object`]) or an array without `items`.
+    pub fn supports_strict(&self) -> bool {
+        fn prop_ok(prop: &SchemaProp) -> bool {
+            match prop.ty {
+                SchemaType::Object => prop
+                    .properties
+                    .as_ref()
+                    .is_some_and(SchemaSpec::supports_strict),
+                SchemaType::Array => prop.items.as_deref().is_some_and(prop_ok),
+                _ => true,
+            }
+        }
+        self.props.iter().all(|(_, p)| prop_ok(p))
+    }
+
     /// The spec as JSON Schema for the given provider dialect.
     ///
     /// The output is compact: root `{"type":"object","properties":…}`,
@@ -411,7 +436,10 @@ fn object_schema(spec: &SchemaSpec, dialect: Dialect) -> Value {
             required.push(Value::String(name.clone()));
         }
     }
-    out.insert("properties".into(), Value::Object(properties));
+    // Gemini rejects an empty `properties` on an object.
+    if !(properties.is_empty() && dialect == Dialect::Gemini) {
+        out.insert("properties".into(), Value::Object(properties));
+    }
     if !required.is_empty() {
         out.insert("required".into(), Value::Array(required));
     }

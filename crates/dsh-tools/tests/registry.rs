@@ -749,3 +749,250 @@ async fn the_body_sees_call_context() {
         .await;
     assert_eq!(result.text(), "c9 who main");
 }
+
+struct SyncPanic;
+
+impl dsh_tools::Middleware for SyncPanic {
+    fn handle(
+        &self,
+        _exec: ToolExecution,
+        _next: dsh_tools::Next,
+    ) -> futures::future::BoxFuture<'static, dsh_tools::MiddlewareResult> {
+        panic!("panicked before returning a future")
+    }
+}
+
+#[tokio::test]
+async fn a_middleware_panicking_before_its_future_is_caught() {
+    let registry = echo_registry();
+    registry.use_middleware(SyncPanic).keep();
+    let result = registry.execute(call("echo", json!({"text": "x"}))).await;
+    assert_eq!(result.code(), Some(ErrorCode::ToolPanicked));
+    assert_eq!(
+        result.text(),
+        "Error: a middleware panicked: panicked before returning a future"
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_returns_on_cancellation_is_still_aborted() {
+    let registry = ToolRegistry::new();
+    registry
+        .register(define_tool(
+            "polite",
+            "Stops when asked.",
+            |_: NoArgs, ctx| async move {
+                ctx.cancel.cancelled().await;
+                Err(ToolError::msg("stopped early"))
+            },
+        ))
+        .unwrap()
+        .keep();
+    let cancel = CancellationToken::new();
+    let exec = call("polite", json!({})).with_cancel(cancel.clone());
+    let pending = tokio::spawn({
+        let registry = registry.clone();
+        async move { registry.execute(exec).await }
+    });
+    tokio::task::yield_now().await;
+    cancel.cancel();
+    let result = pending.await.unwrap();
+    assert_eq!(result.code(), Some(ErrorCode::Aborted));
+    assert_eq!(result.text(), "Error: tool call aborted");
+}
+
+#[tokio::test]
+async fn on_timeout_a_cooperative_body_sees_its_token_before_being_dropped() {
+    let registry = ToolRegistry::new();
+    let saw_cancel = Arc::new(AtomicBool::new(false));
+    let flag = saw_cancel.clone();
+    registry
+        .register(
+            define_tool("slow", "Slow.", move |_: NoArgs, ctx| {
+                let flag = flag.clone();
+                async move {
+                    ctx.cancel.cancelled().await;
+                    flag.store(true, Ordering::SeqCst);
+                    Ok(vec![])
+                }
+            })
+            .with_timeout(Duration::from_millis(10)),
+        )
+        .unwrap()
+        .keep();
+    registry
+        .use_middleware(dsh_tools::TimeoutMiddleware::tool_declared_only())
+        .keep();
+    let result = registry.execute(call("slow", json!({}))).await;
+    assert_eq!(result.code(), Some(ErrorCode::ToolTimeout));
+    // No waiting: the body ran its cancellation path before the result came back.
+    assert!(saw_cancel.load(Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn tool_declared_only_leaves_other_tools_unbounded() {
+    let registry = ToolRegistry::new();
+    registry
+        .register(define_tool("nap", "Naps.", |_: NoArgs, _| async move {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            Ok(vec![ContentBlock::text("rested")])
+        }))
+        .unwrap()
+        .keep();
+    registry
+        .use_middleware(dsh_tools::TimeoutMiddleware::tool_declared_only())
+        .keep();
+    assert_eq!(
+        registry.execute(call("nap", json!({}))).await.text(),
+        "rested"
+    );
+}
+
+#[tokio::test]
+async fn results_carry_the_models_call_id_even_if_a_middleware_rewrites_it() {
+    let registry = echo_registry();
+    registry
+        .use_fn(|mut exec, next| async move {
+            exec.call_id = "rewritten".into();
+            Ok(next.run(exec).await)
+        })
+        .keep();
+    let result = registry.execute(call("echo", json!({"text": "x"}))).await;
+    assert_eq!(result.call_id, "call-1");
+}
+
+/// Owns a handle of the registry it is registered in.
+struct Owner {
+    _child: Mutex<Option<dsh_tools::ToolHandle>>,
+}
+
+impl dsh_tools::ToolDefinition for Owner {
+    fn name(&self) -> &str {
+        "owner"
+    }
+    fn description(&self) -> &str {
+        "Owns another tool."
+    }
+    fn parameters(&self, _dialect: Dialect) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn execute(&self, _args: Value, _ctx: dsh_tools::ToolContext) -> dsh_tools::ToolFuture<'_> {
+        Box::pin(async { Ok(vec![]) })
+    }
+}
+
+#[test]
+fn dropping_a_tool_that_owns_handles_does_not_deadlock() {
+    let registry = ToolRegistry::new();
+    let child = registry
+        .register(define_tool("child", "Child.", |_: NoArgs, _| async move {
+            Ok(vec![])
+        }))
+        .unwrap();
+    let owner = registry
+        .register(Owner {
+            _child: Mutex::new(Some(child)),
+        })
+        .unwrap();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let registry2 = registry.clone();
+    std::thread::spawn(move || {
+        owner.unregister();
+        done_tx.send(registry2.names()).unwrap();
+    });
+    let names = done_rx
+        .recv_timeout(Duration::from_secs(5))
+        .expect("unregistering deadlocked");
+    assert!(names.is_empty(), "{names:?}");
+}
+
+/// A raw definition: JSON in, validating its own input.
+struct RawUpper;
+
+impl dsh_tools::ToolDefinition for RawUpper {
+    fn name(&self) -> &str {
+        "upper"
+    }
+    fn description(&self) -> &str {
+        "Upper-cases text."
+    }
+    fn parameters(&self, _dialect: Dialect) -> Value {
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    }
+    fn execute(&self, args: Value, _ctx: dsh_tools::ToolContext) -> dsh_tools::ToolFuture<'_> {
+        Box::pin(async move {
+            let text = args["text"].as_str().ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::InvalidArgs,
+                    "invalid arguments: \"text\" must be a string",
+                )
+            })?;
+            Ok(vec![ContentBlock::text(text.to_uppercase())])
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_raw_definition_validates_its_own_input() {
+    let registry = ToolRegistry::new();
+    registry.register(RawUpper).unwrap().keep();
+    assert_eq!(
+        registry
+            .execute(call("upper", json!({"text": "hi"})))
+            .await
+            .text(),
+        "HI"
+    );
+    let bad = registry.execute(call("upper", json!({"text": 1}))).await;
+    assert_eq!(bad.code(), Some(ErrorCode::InvalidArgs));
+    assert_eq!(
+        registry.schemas(Dialect::Mcp)[0].parameters["required"],
+        json!(["text"])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn execute_runs_on_spawned_tasks() {
+    let registry = echo_registry();
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let registry = registry.clone();
+            tokio::spawn(async move {
+                registry
+                    .execute(ToolExecution::new(
+                        i.to_string(),
+                        "echo",
+                        json!({"text": i.to_string()}),
+                    ))
+                    .await
+            })
+        })
+        .collect();
+    for (i, task) in tasks.into_iter().enumerate() {
+        assert_eq!(task.await.unwrap().text(), i.to_string());
+    }
+}
+
+#[derive(ToolArgs, Deserialize)]
+#[allow(dead_code)]
+struct Free {
+    labels: std::collections::HashMap<String, String>,
+}
+
+#[test]
+fn strict_mode_falls_back_for_specs_it_cannot_express() {
+    let registry = echo_registry();
+    registry
+        .register(define_tool("free", "Free-form.", |_: Free, _| async move {
+            Ok(vec![])
+        }))
+        .unwrap()
+        .keep();
+    let schemas = registry.schemas(Dialect::OpenAiStrict);
+    assert_eq!(schemas[0].strict, Some(true));
+    assert_eq!(schemas[1].strict, Some(false));
+    assert_eq!(
+        schemas[1].parameters,
+        json!({"type": "object", "properties": {"labels": {"type": "object"}}, "required": ["labels"]})
+    );
+}

@@ -111,3 +111,33 @@ fn dialect_names_round_trip() {
     let err = "json".parse::<Dialect>().unwrap_err();
     assert!(err.to_string().contains("unknown schema dialect \"json\""));
 }
+
+#[test]
+fn gemini_leaves_out_empty_properties() {
+    let spec = SchemaSpec::new().prop("opts", SchemaProp::any_object());
+    assert_eq!(
+        spec.to_json_schema(Dialect::Gemini),
+        json!({"type": "object", "properties": {"opts": {"type": "object"}}})
+    );
+    assert_eq!(
+        SchemaSpec::new().to_json_schema(Dialect::Gemini),
+        json!({"type": "object"})
+    );
+}
+
+#[test]
+fn one_of_on_an_array_restricts_its_elements() {
+    let prop = SchemaProp::array(SchemaProp::string()).one_of(["a", "b"]);
+    let spec = SchemaSpec::new().prop("tags", prop);
+    assert!(spec.check().is_ok());
+    assert_eq!(
+        spec.to_json_schema(Dialect::Mcp)["properties"]["tags"],
+        json!({"type": "array", "items": {"type": "string", "enum": ["a", "b"]}})
+    );
+    assert!(spec.validate(&json!({"tags": ["a", "b", "a"]})).is_empty());
+    assert_eq!(spec.validate(&json!({"tags": ["c"]})).len(), 1);
+    assert!(!SchemaSpec::new()
+        .prop("m", SchemaProp::any_object())
+        .supports_strict());
+    assert!(common::deploy_spec().supports_strict());
+}
