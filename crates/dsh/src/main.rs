@@ -3,14 +3,18 @@
 //!
 //! See `dsh --help` and the project README.
 
+mod approve;
 mod cli;
 
 use cli::{Command, PipelineOptions, UsageError, USAGE};
+use dsh_policy::{ApproveAll, Mode, PermissionMiddleware, PermissionPolicy, Settings};
 use dsh_tool_bash::{register_bash_tools, Executor, ExecutorConfig};
-use dsh_tools::{ToolArguments, ToolExecution, ToolRegistry};
+use dsh_tools::{Dialect, ToolArguments, ToolExecution, ToolRegistry};
 use serde_json::{json, Value};
-use std::io::Read;
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 fn main() -> ExitCode {
     let command = match cli::parse(std::env::args().skip(1)) {
@@ -53,20 +57,23 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
         }
-        Command::Schemas { dialect } => {
-            let pipeline = Pipeline::build(&PipelineOptions::default())?;
-            let schemas = pipeline.registry.schemas(dialect);
-            print_json(&serde_json::to_value(schemas).unwrap_or_default());
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Schemas { dialect } => schemas(dialect),
         Command::Call {
             tool,
             args,
             options,
             present,
-            yes: _,
+            yes,
         } => {
-            let pipeline = Pipeline::build(&options)?;
+            // Ask on the terminal only when the arguments do not come from stdin.
+            let approver = if yes {
+                Approval::Yes
+            } else if args.as_deref() != Some("-") && std::io::stdin().is_terminal() {
+                Approval::Terminal
+            } else {
+                Approval::None
+            };
+            let pipeline = Pipeline::build(&options, approver)?;
             let raw = read_arguments(args)?;
             let arguments = ToolArguments::from_raw(raw);
             let shown_args = arguments.to_value();
@@ -87,10 +94,80 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 ExitCode::SUCCESS
             })
         }
-        Command::PolicyCheck { .. } => Err(UsageError(
-            "`dsh policy check` is not available in this build".into(),
-        )),
+        Command::PolicyCheck {
+            tool,
+            args,
+            options,
+        } => {
+            let (settings, cwd) = (load_settings(&options)?, resolve_cwd(&options)?);
+            let policy = policy_for(&settings, &options, cwd)?;
+            let args: Value = match ToolArguments::from_raw(args) {
+                ToolArguments::Json(value) => value,
+                ToolArguments::Malformed { violation, .. } => {
+                    return Err(UsageError(violation.to_string()))
+                }
+            };
+            // The first-party tools' annotations count (e.g. read-only tools are allowed).
+            let pipeline = Pipeline::build(&PipelineOptions::default(), Approval::None)?;
+            let annotations = pipeline
+                .registry
+                .get(&tool)
+                .map(|t| t.annotations())
+                .unwrap_or_default();
+            let evaluation = policy.check_annotated(&tool, &args, &annotations);
+            print_json(&serde_json::to_value(&evaluation).unwrap_or_default());
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+fn schemas(dialect: Dialect) -> Result<ExitCode, UsageError> {
+    let pipeline = Pipeline::build(&PipelineOptions::default(), Approval::None)?;
+    let schemas = pipeline.registry.schemas(dialect);
+    print_json(&serde_json::to_value(schemas).unwrap_or_default());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The settings file of `--settings`, or the defaults.
+fn load_settings(options: &PipelineOptions) -> Result<Settings, UsageError> {
+    match &options.settings {
+        Some(path) => Settings::load(path).map_err(|e| UsageError(e.to_string())),
+        None => Ok(Settings::default()),
+    }
+}
+
+fn resolve_cwd(options: &PipelineOptions) -> Result<PathBuf, UsageError> {
+    match &options.cwd {
+        Some(dir) => std::fs::canonicalize(dir)
+            .map_err(|e| UsageError(format!("--cwd {}: {e}", dir.display()))),
+        None => std::env::current_dir()
+            .map_err(|e| UsageError(format!("cannot read the current directory: {e}"))),
+    }
+}
+
+fn policy_for(
+    settings: &Settings,
+    options: &PipelineOptions,
+    cwd: PathBuf,
+) -> Result<PermissionPolicy, UsageError> {
+    let mode = match &options.mode {
+        Some(name) => Some(
+            name.parse::<Mode>()
+                .map_err(|e| UsageError(e.to_string()))?,
+        ),
+        None => None,
+    };
+    Ok(settings.policy(cwd, mode))
+}
+
+/// Who answers *ask* verdicts.
+enum Approval {
+    /// Nobody: *ask* fails closed (`APPROVAL_UNAVAILABLE`).
+    None,
+    /// `--yes`: every *ask* is allowed once (deny rules still apply).
+    Yes,
+    /// The person at the terminal.
+    Terminal,
 }
 
 /// The argument text: `{}` when absent, standard input for `-`.
@@ -111,21 +188,28 @@ fn read_arguments(args: Option<String>) -> Result<String, UsageError> {
 /// The registry with the first-party tools and the configured middleware.
 struct Pipeline {
     registry: ToolRegistry,
-    /// Owns the bash processes and spill files; dropped last.
+    /// Owns the bash processes and spill files.
     _executor: Executor,
 }
 
 impl Pipeline {
-    fn build(options: &PipelineOptions) -> Result<Pipeline, UsageError> {
-        let cwd = match &options.cwd {
-            Some(dir) => std::fs::canonicalize(dir)
-                .map_err(|e| UsageError(format!("--cwd {}: {e}", dir.display())))?,
-            None => std::env::current_dir()
-                .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?,
-        };
+    fn build(options: &PipelineOptions, approval: Approval) -> Result<Pipeline, UsageError> {
+        let settings = load_settings(options)?;
+        let cwd = resolve_cwd(options)?;
+        let defaults = ExecutorConfig::default();
+        let ms =
+            |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_millis);
         let config = ExecutorConfig {
-            cwd,
-            ..ExecutorConfig::default()
+            cwd: cwd.clone(),
+            default_timeout: ms(settings.bash.default_timeout_ms, defaults.default_timeout),
+            max_timeout: ms(settings.bash.max_timeout_ms, defaults.max_timeout),
+            max_output_bytes: settings
+                .bash
+                .max_output_bytes
+                .map_or(defaults.max_output_bytes, |b| {
+                    usize::try_from(b).unwrap_or(usize::MAX)
+                }),
+            ..defaults
         };
         let executor = Executor::new(config)
             .map_err(|e| UsageError(format!("cannot set up the bash executor: {e}")))?;
@@ -135,6 +219,13 @@ impl Pipeline {
         {
             handle.keep();
         }
+        let permissions = PermissionMiddleware::new(policy_for(&settings, options, cwd)?);
+        let permissions = match approval {
+            Approval::None => permissions,
+            Approval::Yes => permissions.with_approver(ApproveAll),
+            Approval::Terminal => permissions.with_approver(approve::TerminalApprover),
+        };
+        registry.use_middleware(permissions).keep();
         Ok(Pipeline {
             registry,
             _executor: executor,

@@ -54,6 +54,7 @@ fn call_runs_a_real_command_and_presents_it() {
         "bash",
         r#"{"command": "echo hello; echo oops >&2; exit 3", "description": "Say hello"}"#,
         "--present",
+        "--yes",
         "--cwd",
         dir.to_str().unwrap(),
     ]);
@@ -88,7 +89,7 @@ fn call_runs_a_real_command_and_presents_it() {
 #[test]
 fn arguments_from_stdin() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
-        .args(["call", "bash", "-"])
+        .args(["call", "bash", "-", "--yes"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -152,4 +153,120 @@ fn usage_errors_exit_2() {
         );
         assert!(output.stdout.is_empty(), "{args:?}");
     }
+}
+
+fn settings_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("dsh-cli-{}-{name}.json", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn asks_fail_closed_without_a_terminal_or_yes() {
+    let output = dsh(&["call", "bash", r#"{"command": "make"}"#]);
+    assert_eq!(output.status.code(), Some(1));
+    let out = json_out(&output);
+    assert_eq!(out["error"]["code"], json!("APPROVAL_UNAVAILABLE"));
+}
+
+#[test]
+fn settings_rules_decide_calls_and_checks() {
+    let settings = settings_file(
+        "rules",
+        r#"{"permissions": {"allow": ["Bash(echo:*)"], "deny": ["Bash(rm -rf:*)"]}}"#,
+    );
+    let settings = settings.to_str().unwrap();
+    // Allowed by a rule: runs without asking.
+    let output = dsh(&[
+        "call",
+        "bash",
+        r#"{"command": "echo allowed"}"#,
+        "--settings",
+        settings,
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        json_out(&output)["content"][0]["text"],
+        json!("allowed\n[exit code: 0]")
+    );
+    // Denied in a non-first segment: nothing runs, even with --yes.
+    let output = dsh(&[
+        "call",
+        "bash",
+        r#"{"command": "echo ok && rm -rf /tmp/dsh-cli-nothing"}"#,
+        "--settings",
+        settings,
+        "--yes",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let out = json_out(&output);
+    assert_eq!(out["error"]["code"], json!("PERMISSION_DENIED"));
+    assert!(out["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Bash(rm -rf:*)"));
+
+    let check = dsh(&[
+        "policy",
+        "check",
+        "bash",
+        r#"{"command": "cd x && rm -rf y"}"#,
+        "--settings",
+        settings,
+    ]);
+    assert_eq!(check.status.code(), Some(0));
+    assert_eq!(
+        json_out(&check),
+        json!({"decision": "deny", "reason": "\"rm -rf y\" denied by rule deny Bash(rm -rf:*)", "rule": "Bash(rm -rf:*)"})
+    );
+    let check = json_out(&dsh(&[
+        "policy",
+        "check",
+        "bash",
+        r#"{"command": "make"}"#,
+        "--mode",
+        "dontAsk",
+    ]));
+    assert_eq!(check["decision"], json!("deny"));
+}
+
+#[test]
+fn plan_mode_vetoes_changes() {
+    let output = dsh(&[
+        "call",
+        "bash",
+        r#"{"command": "touch /tmp/dsh-cli-plan"}"#,
+        "--mode",
+        "plan",
+        "--yes",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(json_out(&output)["error"]["code"], json!("PLAN_MODE"));
+}
+
+#[test]
+fn bad_settings_are_usage_errors_naming_the_key() {
+    let settings = settings_file("unknown", r#"{"permissions": {"alow": []}}"#);
+    let output = dsh(&[
+        "call",
+        "bash",
+        "{}",
+        "--settings",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("alow"));
+    let settings = settings_file("malformed", r#"{"permissions": {"deny": ["Bash(rm"]}}"#);
+    let output = dsh(&[
+        "policy",
+        "check",
+        "bash",
+        "{}",
+        "--settings",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("Bash(rm"));
+    let output = dsh(&["call", "bash", "{}", "--mode", "yolo"]);
+    assert_eq!(output.status.code(), Some(2));
 }

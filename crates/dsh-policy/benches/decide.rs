@@ -1,0 +1,145 @@
+//! Decisions per second for realistic commands with 50 rules loaded.
+//!
+//! Prints `RESULT decisions/s: N` (target: at least 50 000).
+
+use criterion::{criterion_group, Criterion};
+use dsh_policy::{Mode, PermissionPolicy, PermissionRules};
+use serde_json::{json, Value};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const COMMANDS: &[&str] = &[
+    "git status",
+    "git diff --stat HEAD~1 | head -20",
+    "ls -la src/",
+    "cargo test -p dsh-policy -- --nocapture",
+    "npm test -- --watch=false",
+    "cd crates/dsh && cargo build --release 2>&1 | tail -5",
+    "rg -n 'fn main' --type rust",
+    "find . -name '*.rs' -not -path './target/*' | xargs wc -l",
+    "git log --oneline -n 20",
+    "cat Cargo.toml",
+    "grep -rn TODO src/ | wc -l",
+    "python3 -m pytest tests/ -x -q",
+    "echo \"build finished at $(date)\" >> build.log",
+    "docker compose up -d",
+    "rm -rf target/debug/incremental",
+    "git add -A && git commit -m 'fix: handle empty input'",
+    "make -j4 && ./bin/run --config config.toml",
+    "for f in src/*.rs; do rustfmt --check \"$f\"; done",
+    "curl -s https://example.invalid/api | jq '.items[] | .name'",
+    "timeout 30 npm run lint -- --fix",
+];
+
+fn rules() -> PermissionRules {
+    let allow = [
+        "Bash(git status)",
+        "Bash(git diff:*)",
+        "Bash(git log:*)",
+        "Bash(git show:*)",
+        "Bash(git add:*)",
+        "Bash(git commit:*)",
+        "Bash(ls:*)",
+        "Bash(cat:*)",
+        "Bash(head:*)",
+        "Bash(tail:*)",
+        "Bash(grep:*)",
+        "Bash(rg:*)",
+        "Bash(find:*)",
+        "Bash(wc:*)",
+        "Bash(cd:*)",
+        "Bash(echo:*)",
+        "Bash(date)",
+        "Bash(cargo test:*)",
+        "Bash(cargo build:*)",
+        "Bash(cargo check:*)",
+        "Bash(cargo clippy:*)",
+        "Bash(npm test:*)",
+        "Bash(npm run lint:*)",
+        "Bash(npm run build)",
+        "Bash(python3 -m pytest:*)",
+        "Bash(make:*)",
+        "Bash(jq:*)",
+        "Bash(rustfmt --check *)",
+        "Bash(sort:*)",
+        "Bash(uniq:*)",
+        "Read",
+        "Edit(src/**)",
+        "Edit(docs/**)",
+    ];
+    let ask = [
+        "Bash(git push:*)",
+        "Bash(npm publish:*)",
+        "Bash(cargo publish:*)",
+        "Bash(docker:*)",
+        "Bash(kubectl:*)",
+        "Bash(git reset --hard:*)",
+        "Bash(git rebase:*)",
+    ];
+    let deny = [
+        "Bash(rm -rf /:*)",
+        "Bash(rm -rf ~:*)",
+        "Bash(curl:*)",
+        "Bash(wget:*)",
+        "Bash(sudo:*)",
+        "Bash(git push --force:*)",
+        "Bash(dd:*)",
+        "Bash(mkfs:*)",
+        "Edit(/etc/**)",
+        "Edit(~/.ssh/**)",
+    ];
+    let rules = PermissionRules::parse(allow, ask, deny).expect("bench rules parse");
+    assert_eq!(rules.allow.len() + rules.ask.len() + rules.deny.len(), 50);
+    rules
+}
+
+fn inputs() -> Vec<Value> {
+    COMMANDS.iter().map(|c| json!({ "command": c })).collect()
+}
+
+fn decide(c: &mut Criterion) {
+    let policy = PermissionPolicy::new(rules(), Mode::Default, "/work/proj");
+    let inputs = inputs();
+    c.bench_function("decide 20 realistic commands, 50 rules", |b| {
+        b.iter(|| {
+            for args in &inputs {
+                black_box(policy.check("bash", black_box(args)));
+            }
+        })
+    });
+}
+
+/// Measures decisions per second directly and prints the RESULT line.
+fn report() {
+    let policy = PermissionPolicy::new(rules(), Mode::Default, "/work/proj");
+    let inputs = inputs();
+    // Warm up.
+    for args in &inputs {
+        black_box(policy.check("bash", args));
+    }
+    let mut decisions = 0u64;
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(2) {
+        for args in &inputs {
+            black_box(policy.check("bash", black_box(args)));
+        }
+        decisions += inputs.len() as u64;
+    }
+    let per_second = decisions as f64 / start.elapsed().as_secs_f64();
+    println!("RESULT decisions/s: {per_second:.0}");
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    targets = decide
+}
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    // `cargo bench` passes `--bench`; a test run of the target only smoke-tests.
+    if std::env::args().any(|a| a == "--bench") {
+        report();
+    }
+}

@@ -1,0 +1,88 @@
+//! Asking the user: [`Approver`], [`ApprovalRequest`], [`ApprovalAnswer`].
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::future::Future;
+
+/// A call that needs the user's approval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRequest {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The call's arguments.
+    pub arguments: Value,
+    /// The agent on whose behalf the call runs.
+    pub agent: Option<String>,
+    /// Why approval is needed (e.g. `no rule matches "make"; mode default asks about unmatched calls`).
+    pub reason: String,
+    /// The ask rule that matched, if one did.
+    pub rule: Option<String>,
+    /// The rules *allow always* adds for the rest of the session (empty when
+    /// it cannot add any: then it acts as *allow once*).
+    pub allow_always_rules: Vec<String>,
+    /// The rules *reject always* adds for the rest of the session.
+    pub reject_always_rules: Vec<String>,
+}
+
+/// The user's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ApprovalAnswer {
+    /// Run this call.
+    AllowOnce,
+    /// Run this call, and add allow rules so that the same command (for
+    /// bash: each simple command that was asked about, exactly; the file for
+    /// a write; otherwise the whole tool) runs without asking for the rest of
+    /// the session. They outrank ask rules, never deny rules.
+    AllowAlways,
+    /// Refuse this call (`PERMISSION_DENIED`).
+    RejectOnce,
+    /// Refuse this call and add deny rules for the same command for the rest of the session.
+    RejectAlways,
+}
+
+/// Answers *ask* verdicts: a terminal prompt, an ACP permission request, a test script.
+///
+/// Without an approver, *ask* fails closed with `APPROVAL_UNAVAILABLE`.
+///
+/// # Cancel safety
+/// The returned future is dropped if the call is cancelled while waiting.
+pub trait Approver: Send + Sync + 'static {
+    /// Asks about one call.
+    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer>;
+}
+
+/// An async closure as an [`Approver`].
+///
+/// ```
+/// use dsh_policy::{ApprovalAnswer, FnApprover};
+/// let approver = FnApprover(|req: dsh_policy::ApprovalRequest| async move {
+///     if req.tool == "bash" { ApprovalAnswer::RejectOnce } else { ApprovalAnswer::AllowOnce }
+/// });
+/// # let _ = approver;
+/// ```
+pub struct FnApprover<F>(pub F);
+
+impl<F, Fut> Approver for FnApprover<F>
+where
+    F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ApprovalAnswer> + Send + 'static,
+{
+    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
+        Box::pin((self.0)(request))
+    }
+}
+
+/// Approves every ask once (`dsh call --yes`). Deny rules and plan mode still apply.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApproveAll;
+
+impl Approver for ApproveAll {
+    fn ask(&self, _request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
+        Box::pin(std::future::ready(ApprovalAnswer::AllowOnce))
+    }
+}

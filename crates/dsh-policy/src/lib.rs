@@ -1,0 +1,232 @@
+//! # dsh-policy
+//!
+//! Permission rules that understand the shell, permission modes, plan mode
+//! and approval, as a middleware of the [`dsh_tools`] pipeline; and the
+//! settings file that configures them.
+//!
+//! ```
+//! use dsh_policy::{Decision, Mode, PermissionPolicy, PermissionRules};
+//! use serde_json::json;
+//!
+//! let rules = PermissionRules::parse(
+//!     ["Bash(cd:*)", "Bash(npm test:*)", "Bash(git status)"], // allow
+//!     ["Bash(git push:*)"],                                   // ask
+//!     ["Bash(rm -rf:*)"],                                     // deny
+//! )
+//! .unwrap();
+//! let policy = PermissionPolicy::new(rules, Mode::Default, "/work/proj");
+//! let decide = |cmd: &str| policy.check("bash", &json!({ "command": cmd }));
+//!
+//! assert_eq!(decide("npm test -- --watch").decision, Decision::Allow);
+//! // Every simple command counts, wherever it hides.
+//! assert_eq!(decide("cd x && rm -rf y").decision, Decision::Deny);
+//! assert_eq!(decide("echo $(rm -rf /tmp/x)").decision, Decision::Deny);
+//! assert_eq!(decide("timeout 5 rm -rf y").decision, Decision::Deny);
+//! assert_eq!(decide("bash -c 'git status; rm -rf y'").decision, Decision::Deny);
+//! // Not every part is allowed: ask.
+//! assert_eq!(decide("git status; make").decision, Decision::Ask);
+//!
+//! let denied = decide("cd x && rm -rf y");
+//! assert_eq!(denied.rule.as_deref(), Some("Bash(rm -rf:*)"));
+//! assert_eq!(
+//!     serde_json::to_value(&denied).unwrap()["decision"],
+//!     json!("deny")
+//! );
+//! ```
+//!
+//! As a middleware, with an approver (a terminal prompt, an ACP permission
+//! request):
+//!
+//! ```
+//! use dsh_policy::{ApprovalAnswer, FnApprover, Mode, PermissionMiddleware, PermissionPolicy, PermissionRules};
+//! use dsh_tools::ToolRegistry;
+//!
+//! let policy = PermissionPolicy::new(PermissionRules::new(), Mode::Default, "/work/proj");
+//! let permissions = PermissionMiddleware::new(policy)
+//!     .with_approver(FnApprover(|_req| async { ApprovalAnswer::AllowOnce }));
+//! let registry = ToolRegistry::new();
+//! registry.use_middleware(permissions.clone()).keep();
+//! // Later, e.g. when the user approves a plan:
+//! permissions.set_mode(Mode::AcceptEdits);
+//! ```
+//!
+//! Or from a settings file:
+//!
+//! ```
+//! use dsh_policy::{Mode, Settings};
+//! let settings: Settings = r#"{"permissions": {"allow": ["Bash(npm test:*)"], "defaultMode": "acceptEdits"}}"#
+//!     .parse()
+//!     .unwrap();
+//! assert_eq!(settings.mode(), Mode::AcceptEdits);
+//! let policy = settings.policy("/work/proj", None);
+//! # let _ = policy;
+//! ```
+//!
+//! ## The decision model
+//!
+//! A bash command line is parsed and split into **parts**:
+//!
+//! * every **simple command** — across `&&`, `||`, `;`, `|`, `|&`, `&`,
+//!   newlines, subshells `( )`, groups `{ …; }`, `$( )`, backticks, `<( )`
+//!   and `>( )`, here-documents that expand, the values of assignments, the
+//!   bodies of `if`/`for`/`while`/`until`/`case`, functions and
+//!   `coproc`, `[[ … ]]` and arithmetic;
+//! * every **file written**: `>`, `>>`, `>|`, `&>`, `&>>`, `<>`, `>&file`,
+//!   `tee FILE`, `find -fprint FILE` and `find ROOT -delete`;
+//! * everything we **cannot analyse**: a syntax error, a command name that
+//!   is not a literal word (`$CMD`, `$(echo rm)`, `{rm,-rf}`, `r?`), `eval`,
+//!   `bash -c`, `watch` or `trap` of a non-literal string, a shell reading a
+//!   script from a pipe or from a non-literal path (`source <(…)`), `env -S`,
+//!   assignments to variables that change what runs (`PATH`, `LD_PRELOAD`,
+//!   `GIT_*`, …), alias definitions, `hash -p`, `enable`, `/dev/tcp` and
+//!   `/dev/udp` redirections, nesting beyond the analyser's limits.
+//!
+//! Looking through: leading `VAR=value` assignments and the wrappers
+//! `timeout`, `time` (also `time --`), `nice`, `nohup`, `stdbuf`, `env`,
+//! `command`, `builtin`, `exec`, `setsid`, `ionice`, `taskset`, `busybox`,
+//! `xargs`, `sudo` and `doas` (with their options) are stripped; `bash -c '…'`
+//! (and `sh`, `dash`, `zsh`, `ksh`, `mksh`, `ash`), `eval '…'`, `trap '…' SIG`,
+//! `watch '…'`, `find -exec CMD ;` and a shell fed a literal here-document or
+//! here-string are analysed recursively.
+//!
+//! Each part gets a verdict, in this order (first that applies wins):
+//!
+//! | | command part | write part | unanalysable part |
+//! |---|---|---|---|
+//! | 1 | a `deny` `Bash` rule matching any view¹ → **deny** | a `deny` `Edit`/`Write` rule matching the file → **deny** | a `deny` `Bash` rule matching its text → **deny** |
+//! | 2 | plan mode and not read-only → **PLAN_MODE** | plan mode → **PLAN_MODE** | plan mode → **PLAN_MODE** |
+//! | 3 | a session allow rule (from *allow always*) → allow | target not a literal path, or relative after a `cd` → **ask** | → **ask** (dontAsk: deny) |
+//! | 4 | an `ask` rule matching any view → ask | session allow → allow | |
+//! | 5 | an `allow` rule matching the looked-through command² → allow | `ask` `Edit`/`Write` rule → ask | |
+//! | 6 | otherwise the mode | `allow` `Edit`/`Write` rule → allow | |
+//! | 7 | | acceptEdits and inside the working directory → allow; otherwise the mode | |
+//!
+//! ¹ Views: the command as written (with assignments and wrappers), each step
+//! of looking through, and `rm` for `/bin/rm`. ² For `sudo`/`doas` or a
+//! dangerous assignment the allow rule must match the command as written;
+//! `/bin/rm` is not allowed by a rule for `rm`.
+//!
+//! The call's verdict is the strongest part verdict (`deny` > `PLAN_MODE` >
+//! `ask` > `allow`; [`Decision`] derives `Ord` so this is `max()`): a
+//! compound command is allowed only if every part is, denied if any part is,
+//! asked about if any part is. A `deny` tool-wide `Bash` rule denies every
+//! bash call.
+//!
+//! Modes decide what no rule matched: `default` asks (allows tools annotated
+//! read-only), `acceptEdits` also allows edits inside the working directory
+//! (file-edit tools by their path argument, and bash writes), `plan` lets
+//! through only read-only tools and bash command lines whose every part is
+//! read-only by [`READ_ONLY_COMMANDS`] (anything else is `PLAN_MODE`:
+//! [`PLAN_MODE_MESSAGE`]), `dontAsk` denies (read-only tools still run;
+//! what an `ask` rule matches is denied too, as nobody may be asked),
+//! `bypassPermissions` allows. Something we cannot analyse is never allowed
+//! by a mode or by an allow rule — not even a tool-wide `allow Bash`.
+//!
+//! ### Edits and redirections
+//!
+//! A write is an **edit of its target file**, decided by `Edit(…)` and
+//! `Write(…)` rules and the mode — never by `Bash` rules. So with
+//! `allow Bash(echo:*)`, `echo hi > notes.txt` still asks in `default`
+//! mode, is allowed in `acceptEdits` (inside the working directory), and
+//! `deny Edit(/etc/**)` denies `echo x >> /etc/hosts` under any allow rule.
+//! `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/tty` are not edits;
+//! `2>&1` is not a write.
+//!
+//! ### Command patterns
+//!
+//! In `Bash(pattern)`: `*` matches any characters, spaces included; a
+//! trailing `:*` or ` *` means "this prefix, then a word boundary"
+//! (`Bash(ls *)` matches `ls` and `ls -la`, not `lsof`; `Bash(ls*)` matches
+//! `lsof`); without a wildcard the pattern matches exactly that command,
+//! white space normalised. `\*` is a literal star. A command is compared in
+//! a normal form: quotes removed, words joined by one space, a word with
+//! spaces or quotes in single quotes (`git commit -m 'fix it'`).
+//!
+//! ### Path globs
+//!
+//! Any other tool's specifier is a path glob matched against the call's
+//! `file_path`, `path`, `notebook_path` or `filePath` argument: `*` and `?`
+//! within a segment, `**` across segments; `/abs/…` absolute, `~/…` under the
+//! home directory, `dir/…` or `./…` under the working directory, and a
+//! pattern without `/` (`*.env`) matches a file name anywhere. A call without
+//! a path argument matches only tool-wide rules. `Edit(…)`/`Write(…)` rules
+//! also apply to every file-edit tool ([`DEFAULT_EDIT_TOOLS`]).
+//!
+//! ### Approval
+//!
+//! *ask* goes to the [`Approver`]: *allow once*; *allow always* (adds a
+//! session allow rule: the exact simple command for each part of a bash call
+//! that was asked about, `Edit(/abs/file)` for a write, or the tool name;
+//! session allow rules outrank ask rules but never deny rules); *reject once*
+//! and *reject always* (adds session deny rules) give `PERMISSION_DENIED`
+//! naming the user's rejection. Without an approver *ask* is
+//! `APPROVAL_UNAVAILABLE`: it fails closed. A deny by rule is
+//! `PERMISSION_DENIED` with `permission denied by rule deny RULE for "COMMAND"`.
+//!
+//! ## Why it is built this way
+//!
+//! * **A real parser.** Agents' permission bypasses come from splitting
+//!   command lines with regexes (`cd x && rm`, `$(…)`, line continuations,
+//!   quotes in command names). The parser is
+//!   [brush-parser](https://crates.io/crates/brush-parser), the parser of the
+//!   brush shell: pure Rust (no C toolchain, no FFI), maintained, and it
+//!   parses as bash does — `r\<newline>m` is `rm`, `'r'm` is `rm`,
+//!   here-documents, `|&`, `coproc`. tree-sitter-bash was the alternative; it
+//!   is an editor grammar with error recovery and, for example, splits
+//!   `r\<newline>m` into two words, which is a deny-rule bypass.
+//! * **Fail closed.** Whatever is not understood becomes an *ask* part; parser
+//!   panics are caught; deeply nested input is parsed on a thread whose stack
+//!   grows with the nesting, and past a limit it is not parsed at all.
+//! * **One place for precedence.** Plan mode is a [`Mode`] of
+//!   [`PermissionMiddleware`], so deny rules, plan mode, ask and allow rules
+//!   merge in one function and the order is the table above.
+//!
+//! ## Caveats
+//!
+//! * Rules are only as strong as the analysis. A program that runs other
+//!   programs in its own way (`make`, `npm run`, `git -c alias…`, `python -c`,
+//!   `ssh host cmd`, `watch`, `parallel`) is one command to the policy: allow
+//!   it only if you allow what it may run. Deny rules on `rm` do not see an
+//!   `rm` inside a script file or a Makefile.
+//! * Values are not known before the command runs: `rm $X` is matched as
+//!   written; `bash` arithmetic can execute code stored in a variable's
+//!   value, which is refused only for values assigned in the same command.
+//! * `git` can run programs from repository configuration (pagers, diff
+//!   drivers, `core.fsmonitor`) even for read-only subcommands; plan mode
+//!   trusts the repository's configuration.
+//! * Paths are compared lexically: a symbolic link inside the working
+//!   directory that points outside it counts as inside. A relative write
+//!   target after a `cd` is asked about, not resolved.
+//! * Only redirections, `tee`, `find -fprint*` and `find -delete` are edits.
+//!   Commands that write files themselves (`cp`, `mv`, `sed -i`, `dd of=`,
+//!   `truncate`) are ordinary commands decided by `Bash` rules: add
+//!   `deny Bash(cp:*)`-style rules if `Edit` denials must hold for them.
+//! * `select` loops are not parsed by brush-parser 0.4; they are asked about.
+//! * `xargs CMD` is matched as `CMD` with the arguments written, though
+//!   `xargs` appends more at run time.
+//! * A command line over 1 MiB, or with more than 2 000 nesting characters
+//!   (`(`, `{`, `` ` ``, `[`, `!`, reserved words), is asked about whole.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod approval;
+mod middleware;
+mod path;
+mod policy;
+mod readonly;
+mod rule;
+mod settings;
+mod shell;
+
+pub use approval::{ApprovalAnswer, ApprovalRequest, ApproveAll, Approver, FnApprover};
+pub use middleware::PermissionMiddleware;
+pub use policy::{
+    Decision, Evaluation, Mode, Origin, PartEvaluation, PartKind, PermissionPolicy, UnknownMode,
+    DEFAULT_EDIT_TOOLS, PLAN_MODE_MESSAGE,
+};
+pub use readonly::{is_read_only_command, READ_ONLY_COMMANDS};
+pub use rule::{PermissionRules, Rule, RuleError, RuleList};
+pub use settings::{
+    BashSettings, HookCommand, HookEvent, HookMatcher, HookSettings, PermissionSettings,
+    SandboxMode, SandboxSettings, Settings, SettingsError, SettingsErrorKind,
+};

@@ -1,0 +1,184 @@
+//! [`PermissionMiddleware`]: the policy as a layer of the dsh-tools chain.
+
+use crate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
+use crate::policy::{Decision, Evaluation, Mode, Origin, PermissionPolicy, Verdict};
+use crate::rule::{Rule, RuleList};
+use dsh_tools::{ErrorCode, Middleware, MiddlewareResult, Next, ToolError, ToolExecution};
+use futures::future::BoxFuture;
+use serde_json::Value;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Decides every call before it runs: allow → on to the tool; deny →
+/// `PERMISSION_DENIED` (or `PLAN_MODE`); ask → the [`Approver`], or
+/// `APPROVAL_UNAVAILABLE` when there is none.
+///
+/// Plan mode is a [`Mode`] of this middleware, not a separate layer, so that
+/// its veto and the deny rules are merged in one place (a deny rule is still
+/// reported as `PERMISSION_DENIED` in plan mode).
+///
+/// Cheap to clone: clones share the rules, the mode and the approver, so a
+/// host keeps one clone to switch modes (`set_mode`) or read the rules added
+/// by *allow always*.
+///
+/// Calls of tools the registry does not know, and calls whose arguments are
+/// not JSON, pass through untouched: dispatch refuses them
+/// (`UNKNOWN_TOOL`, `INVALID_ARGS`) and nothing runs.
+#[derive(Clone)]
+pub struct PermissionMiddleware {
+    state: Arc<State>,
+}
+
+struct State {
+    policy: RwLock<PermissionPolicy>,
+    approver: RwLock<Option<Arc<dyn Approver>>>,
+}
+
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
+}
+
+impl PermissionMiddleware {
+    /// A middleware with no approver: asks fail closed.
+    pub fn new(policy: PermissionPolicy) -> Self {
+        PermissionMiddleware {
+            state: Arc::new(State {
+                policy: RwLock::new(policy),
+                approver: RwLock::new(None),
+            }),
+        }
+    }
+
+    /// Sets the approver.
+    pub fn with_approver(self, approver: impl Approver) -> Self {
+        self.set_approver(Some(Arc::new(approver)));
+        self
+    }
+
+    /// Sets or removes the approver.
+    pub fn set_approver(&self, approver: Option<Arc<dyn Approver>>) {
+        *write(&self.state.approver) = approver;
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> Mode {
+        read(&self.state.policy).mode()
+    }
+
+    /// Switches the mode for the calls that follow.
+    pub fn set_mode(&self, mode: Mode) {
+        write(&self.state.policy).set_mode(mode);
+    }
+
+    /// A snapshot of the policy, including the session rules.
+    pub fn policy(&self) -> PermissionPolicy {
+        read(&self.state.policy).clone()
+    }
+
+    /// Adds a configured rule.
+    pub fn add_rule(&self, list: RuleList, rule: Rule) {
+        write(&self.state.policy).add_rule(list, rule);
+    }
+
+    /// Decides a call as the middleware would (tool assumed not read-only), running nothing.
+    pub fn check(&self, tool: &str, args: &Value) -> Evaluation {
+        read(&self.state.policy).check(tool, args)
+    }
+}
+
+/// The error a denial becomes.
+fn denial(verdict: &Verdict) -> ToolError {
+    let e = &verdict.evaluation;
+    match (e.origin, &e.rule) {
+        (Origin::PlanMode, _) => ToolError::new(ErrorCode::PlanMode, e.reason.clone()),
+        (Origin::Rule, Some(rule)) => ToolError::new(
+            ErrorCode::PermissionDenied,
+            format!(
+                "permission denied by rule deny {rule} for {}",
+                verdict.subject
+            ),
+        ),
+        _ => ToolError::new(
+            ErrorCode::PermissionDenied,
+            format!("permission denied: {}", e.reason),
+        ),
+    }
+}
+
+impl Middleware for PermissionMiddleware {
+    fn handle(&self, exec: ToolExecution, next: Next) -> BoxFuture<'static, MiddlewareResult> {
+        let Some(tool) = next.registry().get(&exec.name) else {
+            return Box::pin(async move { Ok(next.run(exec).await) });
+        };
+        let Some(args) = exec.arguments.as_value() else {
+            return Box::pin(async move { Ok(next.run(exec).await) });
+        };
+        let read_only = tool.annotations().read_only;
+        let verdict = read(&self.state.policy).evaluate(&exec.name, args, read_only);
+        let state = self.state.clone();
+        Box::pin(async move {
+            match verdict.evaluation.decision {
+                Decision::Allow => return Ok(next.run(exec).await),
+                Decision::Deny => return Err(denial(&verdict)),
+                Decision::Ask => {}
+            }
+            let approver = read(&state.approver).clone();
+            let Some(approver) = approver else {
+                return Err(ToolError::new(
+                    ErrorCode::ApprovalUnavailable,
+                    format!(
+                        "approval required but no approver is available: {}",
+                        verdict.evaluation.reason
+                    ),
+                ));
+            };
+            let request = ApprovalRequest {
+                call_id: exec.call_id.clone(),
+                tool: exec.name.clone(),
+                arguments: exec.arguments.to_value(),
+                agent: exec.agent.clone(),
+                reason: verdict.evaluation.reason.clone(),
+                rule: verdict.evaluation.rule.clone(),
+                allow_always_rules: verdict.grants.iter().map(|r| r.to_string()).collect(),
+                reject_always_rules: verdict.denials.iter().map(|r| r.to_string()).collect(),
+            };
+            match approver.ask(request).await {
+                ApprovalAnswer::AllowOnce => Ok(next.run(exec).await),
+                ApprovalAnswer::AllowAlways => {
+                    {
+                        let mut policy = write(&state.policy);
+                        for rule in verdict.grants {
+                            policy.add_session_rule(RuleList::Allow, rule);
+                        }
+                    }
+                    Ok(next.run(exec).await)
+                }
+                ApprovalAnswer::RejectOnce => Err(ToolError::new(
+                    ErrorCode::PermissionDenied,
+                    format!(
+                        "permission denied: the user rejected this call ({})",
+                        verdict.subject
+                    ),
+                )),
+                ApprovalAnswer::RejectAlways => {
+                    {
+                        let mut policy = write(&state.policy);
+                        for rule in verdict.denials {
+                            policy.add_session_rule(RuleList::Deny, rule);
+                        }
+                    }
+                    Err(ToolError::new(
+                        ErrorCode::PermissionDenied,
+                        format!(
+                            "permission denied: the user rejected this call and all like it for the rest of the session ({})",
+                            verdict.subject
+                        ),
+                    ))
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,874 @@
+//! [`PermissionPolicy`]: rules + mode + working directory → an [`Evaluation`].
+
+use crate::path::{self, PathPattern};
+use crate::rule::{Matcher, PermissionRules, Rule, RuleList, SHELL_TOOL};
+use crate::shell::{self, CommandPart, OpaquePart, Part, WritePart};
+use dsh_tools::ToolAnnotations;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// What to do with a call. Ordered `Allow < Ask < Deny`, so merging verdicts
+/// (rules, hooks, parts of a compound command) is `max()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// Run it.
+    Allow,
+    /// Ask the user first.
+    Ask,
+    /// Refuse it.
+    Deny,
+}
+
+impl Decision {
+    /// `"allow"`, `"ask"` or `"deny"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A permission mode: what happens to calls no rule matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Mode {
+    /// Unmatched calls to tools not annotated read-only are asked about.
+    #[default]
+    Default,
+    /// As `default`, and edits inside the working directory are allowed.
+    AcceptEdits,
+    /// Only read-only tools and read-only bash commands run.
+    Plan,
+    /// Unmatched calls are denied: nobody is asked.
+    DontAsk,
+    /// Unmatched calls are allowed; deny and ask rules still apply.
+    BypassPermissions,
+}
+
+impl Mode {
+    /// The settings-file name (`"acceptEdits"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::AcceptEdits => "acceptEdits",
+            Mode::Plan => "plan",
+            Mode::DontAsk => "dontAsk",
+            Mode::BypassPermissions => "bypassPermissions",
+        }
+    }
+
+    /// Every mode, in the order above.
+    pub const ALL: [Mode; 5] = [
+        Mode::Default,
+        Mode::AcceptEdits,
+        Mode::Plan,
+        Mode::DontAsk,
+        Mode::BypassPermissions,
+    ];
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An unknown mode name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown permission mode {0:?}; expected one of default, acceptEdits, plan, dontAsk, bypassPermissions")]
+pub struct UnknownMode(pub String);
+
+impl FromStr for Mode {
+    type Err = UnknownMode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| UnknownMode(s.to_owned()))
+    }
+}
+
+/// What decided an [`Evaluation`].
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// A rule (named in [`Evaluation::rule`]).
+    Rule,
+    /// The mode, for a call no rule matched (or a read-only tool).
+    Mode,
+    /// Plan mode vetoed a call that could change something.
+    PlanMode,
+    /// The command could not be analysed, so it is asked about.
+    Unanalysable,
+}
+
+/// The verdict on one call: nothing was run to reach it.
+///
+/// Serialises as `{"decision": "allow|ask|deny", "reason": "…", "rule": "…"|null}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evaluation {
+    /// Allow, ask or deny.
+    pub decision: Decision,
+    /// Why, in a sentence a user (or the model) can act on.
+    pub reason: String,
+    /// The rule that decided, as written (`Bash(rm -rf:*)`), when one did.
+    pub rule: Option<String>,
+    /// What decided (not serialised).
+    #[serde(skip)]
+    pub origin: Origin,
+}
+
+/// What one part of a call is.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PartKind {
+    /// A whole call of a tool other than bash.
+    Call,
+    /// A simple command of a bash command line.
+    Command,
+    /// A file a bash command line writes.
+    Write,
+    /// Something that could not be analysed.
+    Unanalysable,
+}
+
+/// The verdict on one part of a call (see [`PermissionPolicy::explain`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartEvaluation {
+    /// What the part is.
+    pub kind: PartKind,
+    /// The simple command (looked through wrappers, in normal form), the
+    /// written file, the unanalysable text, or the tool name.
+    pub text: String,
+    /// Its verdict.
+    #[serde(flatten)]
+    pub evaluation: Evaluation,
+}
+
+/// The message plan mode gives the model.
+pub const PLAN_MODE_MESSAGE: &str = "plan mode: finish your plan and ask the user to approve it before running commands that change anything";
+
+/// Tools whose calls are file edits by default (see [`PermissionPolicy::with_edit_tools`]).
+pub const DEFAULT_EDIT_TOOLS: &[&str] = &[
+    "edit",
+    "write",
+    "multiedit",
+    "multi_edit",
+    "notebookedit",
+    "notebook_edit",
+    "write_file",
+    "edit_file",
+    "create_file",
+];
+
+/// Argument names that carry a call's path, first match wins.
+const PATH_ARGUMENTS: &[&str] = &["file_path", "path", "notebook_path", "filePath"];
+
+/// Rules, a mode and a working directory: decides calls without running them.
+///
+/// ```
+/// use dsh_policy::{Decision, Mode, PermissionPolicy, PermissionRules};
+/// use serde_json::json;
+///
+/// let rules = PermissionRules::parse(["Bash(cd:*)", "Bash(git status)"], ["Bash(git push:*)"], ["Bash(rm -rf:*)"]).unwrap();
+/// let policy = PermissionPolicy::new(rules, Mode::Default, "/work/proj");
+///
+/// let check = |cmd: &str| policy.check("bash", &json!({"command": cmd})).decision;
+/// assert_eq!(check("cd src && git status"), Decision::Allow);
+/// assert_eq!(check("cd x && rm -rf y"), Decision::Deny);
+/// assert_eq!(check("cd x && make"), Decision::Ask);
+/// assert_eq!(check("git push origin main"), Decision::Ask);
+/// ```
+#[derive(Debug, Clone)]
+pub struct PermissionPolicy {
+    rules: PermissionRules,
+    /// Added during the session by *allow always* / *reject always*.
+    session: PermissionRules,
+    mode: Mode,
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+    edit_tools: Vec<String>,
+}
+
+impl PermissionPolicy {
+    /// A policy for a working directory (made absolute and normalised; a
+    /// relative one is taken against the process's current directory).
+    /// The home directory (for `~/` in path rules) comes from `HOME`.
+    pub fn new(rules: PermissionRules, mode: Mode, cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        let cwd = if cwd.is_absolute() {
+            path::normalise(&cwd)
+        } else {
+            match std::env::current_dir() {
+                Ok(here) => path::normalise(&here.join(cwd)),
+                Err(_) => path::normalise(&Path::new("/").join(cwd)),
+            }
+        };
+        PermissionPolicy {
+            rules,
+            session: PermissionRules::default(),
+            mode,
+            cwd,
+            home: std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|h| h.is_absolute()),
+            edit_tools: DEFAULT_EDIT_TOOLS.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    /// Sets the home directory used for `~/` in path rules.
+    pub fn with_home(mut self, home: Option<PathBuf>) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// Replaces the names of the file-edit tools (compared case-insensitively).
+    pub fn with_edit_tools<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.edit_tools = names
+            .into_iter()
+            .map(|s| s.as_ref().to_ascii_lowercase())
+            .collect();
+        self
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Changes the mode (e.g. leaving plan mode once the user approved the plan).
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+    }
+
+    /// The working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The configured rules.
+    pub fn rules(&self) -> &PermissionRules {
+        &self.rules
+    }
+
+    /// The rules added during the session (by *allow always* and *reject always*).
+    pub fn session_rules(&self) -> &PermissionRules {
+        &self.session
+    }
+
+    /// Adds a configured rule.
+    pub fn add_rule(&mut self, list: RuleList, rule: Rule) {
+        self.rules.add(list, rule);
+    }
+
+    /// Adds a session rule. A session allow rule (from *allow always*)
+    /// outranks ask rules but never a deny rule; a session deny rule (from
+    /// *reject always*) is a deny rule.
+    pub fn add_session_rule(&mut self, list: RuleList, rule: Rule) {
+        self.session.add(list, rule);
+    }
+
+    /// Decides a call of a tool that is not known to be read-only.
+    ///
+    /// `args` are the call's JSON arguments; for `bash` its `command` (and
+    /// `workdir`). Runs nothing.
+    pub fn check(&self, tool: &str, args: &Value) -> Evaluation {
+        self.check_annotated(tool, args, &ToolAnnotations::default())
+    }
+
+    /// Decides a call, using the tool's annotations (`read_only`).
+    pub fn check_annotated(
+        &self,
+        tool: &str,
+        args: &Value,
+        annotations: &ToolAnnotations,
+    ) -> Evaluation {
+        self.evaluate(tool, args, annotations.read_only).evaluation
+    }
+
+    /// Every part's verdict, in source order: for a UI to show why, or to
+    /// audit the splitting. The call's verdict is the strongest of these.
+    pub fn explain(
+        &self,
+        tool: &str,
+        args: &Value,
+        annotations: &ToolAnnotations,
+    ) -> Vec<PartEvaluation> {
+        self.evaluate(tool, args, annotations.read_only).parts
+    }
+
+    pub(crate) fn evaluate(&self, tool: &str, args: &Value, read_only: bool) -> Verdict {
+        let tool_lc = tool.to_ascii_lowercase();
+        if tool_lc == SHELL_TOOL {
+            self.evaluate_bash(tool, args)
+        } else {
+            self.evaluate_tool(tool, &tool_lc, args, read_only)
+        }
+    }
+
+    fn evaluate_tool(&self, tool: &str, tool_lc: &str, args: &Value, read_only: bool) -> Verdict {
+        let path = PATH_ARGUMENTS
+            .iter()
+            .find_map(|k| args.get(*k).and_then(Value::as_str))
+            .map(|p| path::absolute(p, &self.cwd));
+        let is_edit = self.edit_tools.iter().any(|t| t == tool_lc);
+        let matches = |rule: &Rule| -> bool {
+            let own = rule.tool() == tool_lc;
+            let edit_rule = is_edit && matches!(rule.tool(), "edit" | "write");
+            if !own && !edit_rule {
+                return false;
+            }
+            match rule.matcher() {
+                Matcher::Any => true,
+                Matcher::Path(p) => path
+                    .as_deref()
+                    .is_some_and(|path| p.matches(path, &self.cwd, self.home.as_deref())),
+                Matcher::Command(_) => false,
+            }
+        };
+        let subject = format!("{tool} call");
+        let grant = Rule::tool_name(tool).ok();
+        let outcome = (|| {
+            if let Some(o) = self.first_match(RuleList::Deny, &matches, &subject) {
+                return o;
+            }
+            if self.mode == Mode::Plan && !read_only {
+                return Outcome::plan(format!("{PLAN_MODE_MESSAGE} ({tool} is not read-only)"));
+            }
+            if let Some(o) = self.session_allow(&matches, &subject) {
+                return o;
+            }
+            if let Some(o) = self.first_match(RuleList::Ask, &matches, &subject) {
+                return o;
+            }
+            if let Some(o) = self.first_match(RuleList::Allow, &matches, &subject) {
+                return o;
+            }
+            if read_only {
+                return Outcome::mode(Decision::Allow, format!("{tool} is read-only"));
+            }
+            if self.mode == Mode::AcceptEdits && is_edit {
+                if let Some(p) = &path {
+                    if path::is_inside(p, &self.cwd) {
+                        return Outcome::mode(
+                            Decision::Allow,
+                            format!(
+                                "edit of {} inside the working directory (mode acceptEdits)",
+                                p.display()
+                            ),
+                        );
+                    }
+                }
+            }
+            self.unmatched(&subject)
+        })()
+        .about(&subject)
+        .part(PartKind::Call, tool);
+        let mut verdict = self.finish(vec![outcome]);
+        if verdict.evaluation.decision == Decision::Ask {
+            if let Some(g) = grant {
+                verdict.grants.push(g.clone());
+                verdict.denials.push(g);
+            }
+        }
+        verdict
+    }
+
+    fn evaluate_bash(&self, tool: &str, args: &Value) -> Verdict {
+        let Some(command) = args.get("command").and_then(Value::as_str) else {
+            let any = |r: &Rule| r.tool() == SHELL_TOOL && r.is_tool_wide();
+            let outcome = self
+                .first_match(RuleList::Deny, &any, "bash call")
+                .unwrap_or_else(|| {
+                    Outcome::opaque(
+                        "bash call",
+                        "the call has no \"command\" string".to_owned(),
+                        self.mode,
+                    )
+                })
+                .part(PartKind::Unanalysable, tool);
+            return self.finish(vec![outcome]);
+        };
+        let base = match args.get("workdir").and_then(Value::as_str) {
+            Some(dir) => path::absolute(dir, &self.cwd),
+            None => self.cwd.clone(),
+        };
+        let analysis = shell::analyze(command);
+        let mut outcomes = Vec::with_capacity(analysis.parts.len() + 1);
+        // A tool-wide deny (`Bash`) refuses even a command with nothing to run.
+        let tool_wide = |r: &Rule| r.tool() == SHELL_TOOL && r.is_tool_wide();
+        if let Some(o) = self.first_match(RuleList::Deny, &tool_wide, "bash call") {
+            outcomes.push(o.part(PartKind::Call, tool));
+        }
+        for part in &analysis.parts {
+            let outcome = match part {
+                Part::Command(c) => self
+                    .command_part(c)
+                    .part(PartKind::Command, c.allow.as_deref().unwrap_or(&c.text)),
+                Part::Write(w) => self
+                    .write_part(w, &base, analysis.changes_dir)
+                    .part(PartKind::Write, &w.target),
+                Part::Opaque(o) => self.opaque_part(o).part(PartKind::Unanalysable, &o.text),
+            };
+            outcomes.push(outcome);
+        }
+        if outcomes.is_empty() {
+            outcomes.push(
+                Outcome::mode(Decision::Allow, format!("{tool}: the command runs nothing"))
+                    .part(PartKind::Call, tool),
+            );
+        }
+        self.finish(outcomes)
+    }
+
+    fn command_part(&self, part: &CommandPart) -> Outcome {
+        let subject = format!("\"{}\"", part.allow.as_deref().unwrap_or(&part.text));
+        self.command_part_outcome(part, &subject).about(&subject)
+    }
+
+    fn command_part_outcome(&self, part: &CommandPart, subject: &str) -> Outcome {
+        let subject = subject.to_owned();
+        let any_view = |r: &Rule| {
+            r.tool() == SHELL_TOOL
+                && match r.matcher() {
+                    Matcher::Any => true,
+                    Matcher::Command(p) => part.views.iter().any(|v| p.matches(v)),
+                    Matcher::Path(_) => false,
+                }
+        };
+        if let Some(o) = self.first_match(RuleList::Deny, &any_view, &subject) {
+            return o;
+        }
+        if self.mode == Mode::Plan && !part.read_only {
+            return Outcome::plan(format!("{PLAN_MODE_MESSAGE} ({subject} is not read-only)"));
+        }
+        let allow_view = |r: &Rule| {
+            r.tool() == SHELL_TOOL
+                && match (r.matcher(), &part.allow) {
+                    (Matcher::Any, _) => true,
+                    (Matcher::Command(p), Some(text)) => p.matches(text),
+                    _ => false,
+                }
+        };
+        if part.allow.is_some() {
+            if let Some(o) = self.session_allow(&allow_view, &subject) {
+                return o;
+            }
+        }
+        if let Some(o) = self.first_match(RuleList::Ask, &any_view, &subject) {
+            return o.with_grant(
+                part.allow.as_deref().map(Rule::bash_exact),
+                Some(Rule::bash_exact(
+                    part.allow.as_deref().unwrap_or(&part.text),
+                )),
+            );
+        }
+        let Some(allow_text) = &part.allow else {
+            return Outcome::mode(
+                Decision::Allow,
+                format!("{subject} runs nothing of its own; what it runs or writes is decided separately"),
+            );
+        };
+        if let Some(o) = self.first_match(RuleList::Allow, &allow_view, &subject) {
+            return o;
+        }
+        if self.mode == Mode::Plan {
+            return Outcome::mode(Decision::Allow, format!("{subject} is read-only"));
+        }
+        self.unmatched(&subject).with_grant(
+            Some(Rule::bash_exact(allow_text)),
+            Some(Rule::bash_exact(allow_text)),
+        )
+    }
+
+    fn write_part(&self, part: &WritePart, base: &Path, changes_dir: bool) -> Outcome {
+        let target = if !part.literal {
+            None
+        } else if Path::new(&part.target).is_absolute() || !changes_dir {
+            Some(path::absolute(&part.target, base))
+        } else {
+            None
+        };
+        let subject = match &target {
+            Some(p) => format!("write to {} ({})", p.display(), part.op),
+            None => format!("write to {} ({})", part.target, part.op),
+        };
+        self.write_part_outcome(part, target, &subject)
+            .about(&subject)
+    }
+
+    fn write_part_outcome(
+        &self,
+        part: &WritePart,
+        target: Option<PathBuf>,
+        subject: &str,
+    ) -> Outcome {
+        let subject = subject.to_owned();
+        let edit_rule = |r: &Rule| {
+            matches!(r.tool(), "edit" | "write")
+                && match r.matcher() {
+                    Matcher::Any => true,
+                    Matcher::Path(p) => target
+                        .as_deref()
+                        .is_some_and(|t| p.matches(t, &self.cwd, self.home.as_deref())),
+                    Matcher::Command(_) => false,
+                }
+        };
+        if let Some(o) = self.first_match(RuleList::Deny, &edit_rule, &subject) {
+            return o;
+        }
+        if self.mode == Mode::Plan {
+            return Outcome::plan(format!("{PLAN_MODE_MESSAGE} ({subject} is an edit)"));
+        }
+        let Some(target) = target.clone() else {
+            let why = if part.literal {
+                "the command changes directory first, so the target cannot be placed"
+            } else {
+                "the target is not a literal path"
+            };
+            return Outcome::opaque(&subject, why.to_owned(), self.mode);
+        };
+        let grant = Rule::edit_path(&target.to_string_lossy());
+        if let Some(o) = self.session_allow(&edit_rule, &subject) {
+            return o;
+        }
+        if let Some(o) = self.first_match(RuleList::Ask, &edit_rule, &subject) {
+            return o.with_grant(Some(grant.clone()), Some(grant));
+        }
+        if let Some(o) = self.first_match(RuleList::Allow, &edit_rule, &subject) {
+            return o;
+        }
+        if self.mode == Mode::AcceptEdits && path::is_inside(&target, &self.cwd) {
+            return Outcome::mode(
+                Decision::Allow,
+                format!("{subject}: inside the working directory (mode acceptEdits)"),
+            );
+        }
+        self.unmatched(&subject)
+            .with_grant(Some(grant.clone()), Some(grant))
+    }
+
+    fn opaque_part(&self, part: &OpaquePart) -> Outcome {
+        let subject = format!("\"{}\"", crate::rule::normalise_space(&part.text));
+        self.opaque_part_outcome(part, &subject).about(&subject)
+    }
+
+    fn opaque_part_outcome(&self, part: &OpaquePart, subject: &str) -> Outcome {
+        let subject = subject.to_owned();
+        let deny = |r: &Rule| {
+            r.tool() == SHELL_TOOL
+                && match r.matcher() {
+                    Matcher::Any => true,
+                    Matcher::Command(p) => part.views.iter().any(|v| p.matches(v)),
+                    Matcher::Path(_) => false,
+                }
+        };
+        if let Some(o) = self.first_match(RuleList::Deny, &deny, &subject) {
+            return o;
+        }
+        if self.mode == Mode::Plan {
+            return Outcome::plan(format!(
+                "{PLAN_MODE_MESSAGE} ({subject} cannot be analysed: {})",
+                part.why
+            ));
+        }
+        let denial = Rule::bash_exact(&part.text);
+        Outcome::opaque(&subject, part.why.clone(), self.mode).with_grant(None, Some(denial))
+    }
+
+    /// The first rule of a list (configured, then session for deny) that matches.
+    fn first_match(
+        &self,
+        list: RuleList,
+        matches: &dyn Fn(&Rule) -> bool,
+        subject: &str,
+    ) -> Option<Outcome> {
+        let from_session = if list == RuleList::Deny {
+            self.session.deny.iter()
+        } else {
+            [].iter()
+        };
+        self.rules
+            .list(list)
+            .iter()
+            .chain(from_session)
+            .find(|r| matches(r))
+            .map(|r| Outcome::rule(list, r, subject))
+    }
+
+    fn session_allow(&self, matches: &dyn Fn(&Rule) -> bool, subject: &str) -> Option<Outcome> {
+        self.session
+            .allow
+            .iter()
+            .find(|r| matches(r))
+            .map(|r| Outcome::rule(RuleList::Allow, r, subject))
+    }
+
+    /// Merges part outcomes into the call's verdict. In dontAsk mode nobody
+    /// is asked, so what would be asked (an ask rule) is denied.
+    fn finish(&self, mut outcomes: Vec<Outcome>) -> Verdict {
+        if self.mode == Mode::DontAsk {
+            for o in &mut outcomes {
+                if o.decision == Decision::Ask {
+                    o.decision = Decision::Deny;
+                    o.rank = Rank::DenyMode;
+                    o.origin = Origin::Mode;
+                    o.reason
+                        .push_str("; mode dontAsk denies what it would ask about");
+                }
+            }
+        }
+        Verdict::from_outcomes(outcomes)
+    }
+
+    fn unmatched(&self, subject: &str) -> Outcome {
+        let (decision, verb) = match self.mode {
+            Mode::Default | Mode::AcceptEdits | Mode::Plan => (Decision::Ask, "asks about"),
+            Mode::DontAsk => (Decision::Deny, "denies"),
+            Mode::BypassPermissions => (Decision::Allow, "allows"),
+        };
+        Outcome::mode(
+            decision,
+            format!(
+                "no rule matches {subject}; mode {} {verb} unmatched calls",
+                self.mode
+            ),
+        )
+    }
+}
+
+/// The evaluation plus what *allow always* / *reject always* would add.
+#[derive(Debug, Clone)]
+pub(crate) struct Verdict {
+    pub evaluation: Evaluation,
+    /// What the deciding outcome is about.
+    pub subject: String,
+    /// Each part's verdict.
+    pub parts: Vec<PartEvaluation>,
+    /// Rules *allow always* adds (for the parts that were asked about).
+    pub grants: Vec<Rule>,
+    /// Rules *reject always* adds.
+    pub denials: Vec<Rule>,
+}
+
+impl Verdict {
+    fn from_outcomes(outcomes: Vec<Outcome>) -> Verdict {
+        let mut best: Option<&Outcome> = None;
+        for o in &outcomes {
+            if best.is_none_or(|b| o.rank > b.rank) {
+                best = Some(o);
+            }
+        }
+        let evaluation = match best {
+            Some(o) => Evaluation {
+                decision: o.decision,
+                reason: match (o.decision, outcomes.len()) {
+                    (Decision::Allow, n) if n > 1 => {
+                        format!("every part is allowed ({n} parts); first: {}", o.reason)
+                    }
+                    _ => o.reason.clone(),
+                },
+                rule: o.rule.clone(),
+                origin: o.origin,
+            },
+            None => Evaluation {
+                decision: Decision::Allow,
+                reason: "nothing to decide".into(),
+                rule: None,
+                origin: Origin::Mode,
+            },
+        };
+        let mut grants = Vec::new();
+        let mut denials = Vec::new();
+        if evaluation.decision == Decision::Ask {
+            for o in &outcomes {
+                if o.decision == Decision::Ask {
+                    if let Some(g) = &o.grant {
+                        if !grants.contains(g) {
+                            grants.push(g.clone());
+                        }
+                    }
+                    if let Some(d) = &o.denial {
+                        if !denials.contains(d) {
+                            denials.push(d.clone());
+                        }
+                    }
+                }
+            }
+        }
+        let parts = outcomes
+            .iter()
+            .map(|o| PartEvaluation {
+                kind: o.kind,
+                text: o.text.clone(),
+                evaluation: Evaluation {
+                    decision: o.decision,
+                    reason: o.reason.clone(),
+                    rule: o.rule.clone(),
+                    origin: o.origin,
+                },
+            })
+            .collect();
+        Verdict {
+            evaluation,
+            subject: best.map(|o| o.subject.clone()).unwrap_or_default(),
+            parts,
+            grants,
+            denials,
+        }
+    }
+}
+
+/// How strongly an outcome says no: the deciding part of a compound command
+/// is the first with the highest rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Rank {
+    Allow,
+    Ask,
+    /// Denied by the mode (dontAsk).
+    DenyMode,
+    /// Vetoed by plan mode.
+    Plan,
+    /// Denied by a rule.
+    DenyRule,
+}
+
+#[derive(Debug, Clone)]
+struct Outcome {
+    rank: Rank,
+    decision: Decision,
+    origin: Origin,
+    rule: Option<String>,
+    reason: String,
+    grant: Option<Rule>,
+    denial: Option<Rule>,
+    /// What the outcome is about (`"rm -rf y"`, `write to /x (>)`).
+    subject: String,
+    kind: PartKind,
+    text: String,
+}
+
+impl Outcome {
+    fn rule(list: RuleList, rule: &Rule, subject: &str) -> Outcome {
+        let (decision, rank, verb) = match list {
+            RuleList::Allow => (Decision::Allow, Rank::Allow, "allowed"),
+            RuleList::Ask => (Decision::Ask, Rank::Ask, "needs approval"),
+            RuleList::Deny => (Decision::Deny, Rank::DenyRule, "denied"),
+        };
+        Outcome {
+            rank,
+            decision,
+            origin: Origin::Rule,
+            rule: Some(rule.as_str().to_owned()),
+            reason: format!("{subject} {verb} by rule {list} {rule}"),
+            grant: None,
+            denial: None,
+            subject: subject.to_owned(),
+            kind: PartKind::Call,
+            text: String::new(),
+        }
+    }
+
+    fn mode(decision: Decision, reason: String) -> Outcome {
+        Outcome {
+            rank: match decision {
+                Decision::Allow => Rank::Allow,
+                Decision::Ask => Rank::Ask,
+                Decision::Deny => Rank::DenyMode,
+            },
+            decision,
+            origin: Origin::Mode,
+            rule: None,
+            reason,
+            grant: None,
+            denial: None,
+            subject: String::new(),
+            kind: PartKind::Call,
+            text: String::new(),
+        }
+    }
+
+    fn plan(reason: String) -> Outcome {
+        Outcome {
+            rank: Rank::Plan,
+            decision: Decision::Deny,
+            origin: Origin::PlanMode,
+            rule: None,
+            reason,
+            grant: None,
+            denial: None,
+            subject: String::new(),
+            kind: PartKind::Call,
+            text: String::new(),
+        }
+    }
+
+    /// Something we cannot analyse: ask (deny in dontAsk), never allow.
+    fn opaque(subject: &str, why: String, mode: Mode) -> Outcome {
+        let (decision, rank) = if mode == Mode::DontAsk {
+            (Decision::Deny, Rank::DenyMode)
+        } else {
+            (Decision::Ask, Rank::Ask)
+        };
+        let tail = if mode == Mode::DontAsk {
+            "; mode dontAsk denies what it cannot check"
+        } else {
+            ""
+        };
+        Outcome {
+            rank,
+            decision,
+            origin: Origin::Unanalysable,
+            rule: None,
+            reason: format!("cannot analyse {subject}: {why}{tail}"),
+            grant: None,
+            denial: None,
+            subject: String::new(),
+            kind: PartKind::Call,
+            text: String::new(),
+        }
+    }
+
+    fn about(mut self, subject: &str) -> Outcome {
+        if self.subject.is_empty() {
+            self.subject = subject.to_owned();
+        }
+        self
+    }
+
+    fn part(mut self, kind: PartKind, text: &str) -> Outcome {
+        self.kind = kind;
+        self.text = text.to_owned();
+        self
+    }
+
+    fn with_grant(mut self, grant: Option<Rule>, denial: Option<Rule>) -> Outcome {
+        self.grant = grant;
+        self.denial = denial;
+        self
+    }
+}
+
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<PermissionPolicy>();
+    send_sync::<PathPattern>();
+};

@@ -1,0 +1,597 @@
+//! Permission rules: `Tool` or `Tool(specifier)`, in an allow, ask or deny list.
+
+use crate::path::PathPattern;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// The name of the shell tool whose specifiers are command patterns.
+pub(crate) const SHELL_TOOL: &str = "bash";
+
+/// Which list a rule sits in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleList {
+    /// Calls it matches run without asking.
+    Allow,
+    /// Calls it matches need approval.
+    Ask,
+    /// Calls it matches are refused.
+    Deny,
+}
+
+impl RuleList {
+    /// `"allow"`, `"ask"` or `"deny"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleList::Allow => "allow",
+            RuleList::Ask => "ask",
+            RuleList::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for RuleList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A rule that could not be parsed: names the rule and says what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed rule {rule:?}: {problem}")]
+pub struct RuleError {
+    rule: String,
+    problem: String,
+}
+
+impl RuleError {
+    fn new(rule: &str, problem: impl Into<String>) -> Self {
+        RuleError {
+            rule: rule.to_owned(),
+            problem: problem.into(),
+        }
+    }
+
+    /// The rule as written.
+    pub fn rule(&self) -> &str {
+        &self.rule
+    }
+
+    /// What is wrong with it.
+    pub fn problem(&self) -> &str {
+        &self.problem
+    }
+}
+
+/// One permission rule: `Tool` (every call of the tool) or `Tool(specifier)`.
+///
+/// * Tool names compare case-insensitively: `Bash(npm test:*)` and
+///   `bash(npm test:*)` are the same rule.
+/// * For `Bash` the specifier is a [command pattern](crate#command-patterns),
+///   matched against each simple command of a shell command line.
+/// * For any other tool the specifier is a [path glob](crate#path-globs),
+///   matched against the call's path argument (`file_path`, `path`,
+///   `notebook_path` or `filePath`). `Edit(glob)` and `Write(glob)` also
+///   match every file-edit tool and every file a bash command writes to.
+///
+/// ```
+/// use dsh_policy::Rule;
+///
+/// let rule: Rule = "Bash(npm test:*)".parse().unwrap();
+/// assert_eq!(rule.tool(), "bash");
+/// assert_eq!(rule.specifier(), Some("npm test:*"));
+/// assert_eq!(rule.to_string(), "Bash(npm test:*)");
+/// assert!("Bash(npm test".parse::<Rule>().is_err());
+/// ```
+#[derive(Clone)]
+pub struct Rule {
+    text: String,
+    tool: String,
+    specifier: Option<String>,
+    matcher: Matcher,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Matcher {
+    /// No specifier: every call of the tool.
+    Any,
+    /// A bash command pattern.
+    Command(CommandPattern),
+    /// A path glob for any other tool.
+    Path(PathPattern),
+}
+
+impl Rule {
+    /// Parses `Tool` or `Tool(specifier)`.
+    ///
+    /// # Errors
+    /// A [`RuleError`] naming the rule: an empty or invalid tool name, a
+    /// missing `)`, an empty specifier, or `:*` anywhere but at the end of a
+    /// command pattern.
+    pub fn parse(text: &str) -> Result<Rule, RuleError> {
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return Err(RuleError::new(text, "empty rule"));
+        }
+        let (name, specifier) = match trimmed.find('(') {
+            None => {
+                if trimmed.contains(')') {
+                    return Err(RuleError::new(text, "\")\" without \"(\""));
+                }
+                (trimmed, None)
+            }
+            Some(open) => {
+                let Some(inner) = trimmed[open + 1..].strip_suffix(')') else {
+                    return Err(RuleError::new(
+                        text,
+                        "missing closing \")\" at the end of the rule",
+                    ));
+                };
+                (trimmed[..open].trim_end(), Some(inner))
+            }
+        };
+        if name.is_empty() {
+            return Err(RuleError::new(text, "missing tool name before \"(\""));
+        }
+        if let Some(bad) = name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')))
+        {
+            return Err(RuleError::new(
+                text,
+                format!("invalid character {bad:?} in tool name {name:?}"),
+            ));
+        }
+        let tool = name.to_ascii_lowercase();
+        let matcher = match specifier {
+            None => Matcher::Any,
+            Some(spec) => {
+                if spec.trim().is_empty() {
+                    return Err(RuleError::new(
+                        text,
+                        "empty specifier; write the tool name alone to match every call",
+                    ));
+                }
+                if tool == SHELL_TOOL {
+                    Matcher::Command(
+                        CommandPattern::parse(spec).map_err(|p| RuleError::new(text, p))?,
+                    )
+                } else {
+                    Matcher::Path(PathPattern::parse(spec).map_err(|p| RuleError::new(text, p))?)
+                }
+            }
+        };
+        Ok(Rule {
+            text: trimmed.to_owned(),
+            tool,
+            specifier: specifier.map(str::to_owned),
+            matcher,
+        })
+    }
+
+    /// `Tool`: every call of a tool.
+    ///
+    /// # Errors
+    /// The name is empty or has characters a tool name cannot have.
+    pub fn tool_name(tool: &str) -> Result<Rule, RuleError> {
+        Rule::parse(tool)
+    }
+
+    /// `Bash(command)` matching exactly this simple command (wildcard
+    /// characters in it are escaped, so they match only themselves).
+    pub fn bash_exact(command: &str) -> Rule {
+        let normalised = normalise_space(command);
+        let mut escaped = String::with_capacity(normalised.len() + 8);
+        for c in normalised.chars() {
+            if c == '*' || c == '\\' {
+                escaped.push('\\');
+            }
+            escaped.push(c);
+        }
+        Rule {
+            text: format!("Bash({escaped})"),
+            tool: SHELL_TOOL.to_owned(),
+            specifier: Some(escaped),
+            matcher: Matcher::Command(CommandPattern::exact(normalised)),
+        }
+    }
+
+    /// `Edit(path)` matching exactly one file (an absolute path).
+    pub fn edit_path(path: &str) -> Rule {
+        Rule {
+            text: format!("Edit({path})"),
+            tool: "edit".to_owned(),
+            specifier: Some(path.to_owned()),
+            matcher: Matcher::Path(PathPattern::literal(path)),
+        }
+    }
+
+    /// The tool name, lower-cased.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The specifier between the parentheses, when there is one.
+    pub fn specifier(&self) -> Option<&str> {
+        self.specifier.as_deref()
+    }
+
+    /// The rule as written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    pub(crate) fn matcher(&self) -> &Matcher {
+        &self.matcher
+    }
+
+    /// Whether the rule has no specifier (matches every call of its tool).
+    pub fn is_tool_wide(&self) -> bool {
+        matches!(self.matcher, Matcher::Any)
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl fmt::Debug for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Rule({})", self.text)
+    }
+}
+
+impl PartialEq for Rule {
+    fn eq(&self, other: &Self) -> bool {
+        self.tool == other.tool && self.specifier == other.specifier
+    }
+}
+
+impl Eq for Rule {}
+
+impl FromStr for Rule {
+    type Err = RuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Rule::parse(s)
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rule {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Rule::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The three rule lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PermissionRules {
+    /// Calls these match run without asking (unless a deny or ask rule matches).
+    #[serde(default)]
+    pub allow: Vec<Rule>,
+    /// Calls these match need approval (unless a deny rule matches).
+    #[serde(default)]
+    pub ask: Vec<Rule>,
+    /// Calls these match are refused.
+    #[serde(default)]
+    pub deny: Vec<Rule>,
+}
+
+impl PermissionRules {
+    /// No rules.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parses the three lists.
+    ///
+    /// # Errors
+    /// The first malformed rule, named, with its list.
+    pub fn parse<A, B, C>(allow: A, ask: B, deny: C) -> Result<Self, RuleError>
+    where
+        A: IntoIterator,
+        A::Item: AsRef<str>,
+        B: IntoIterator,
+        B::Item: AsRef<str>,
+        C: IntoIterator,
+        C::Item: AsRef<str>,
+    {
+        fn list<I>(items: I) -> Result<Vec<Rule>, RuleError>
+        where
+            I: IntoIterator,
+            I::Item: AsRef<str>,
+        {
+            items.into_iter().map(|s| Rule::parse(s.as_ref())).collect()
+        }
+        Ok(PermissionRules {
+            allow: list(allow)?,
+            ask: list(ask)?,
+            deny: list(deny)?,
+        })
+    }
+
+    /// The rules of one list.
+    pub fn list(&self, list: RuleList) -> &[Rule] {
+        match list {
+            RuleList::Allow => &self.allow,
+            RuleList::Ask => &self.ask,
+            RuleList::Deny => &self.deny,
+        }
+    }
+
+    /// Adds a rule to a list (no-op when an equal rule is already there).
+    pub fn add(&mut self, list: RuleList, rule: Rule) {
+        let rules = match list {
+            RuleList::Allow => &mut self.allow,
+            RuleList::Ask => &mut self.ask,
+            RuleList::Deny => &mut self.deny,
+        };
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+
+    /// Whether all three lists are empty.
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.ask.is_empty() && self.deny.is_empty()
+    }
+}
+
+/// Collapses runs of white space to one space and trims.
+pub(crate) fn normalise_space(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// One piece of a command pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seg {
+    Lit(String),
+    Star,
+}
+
+/// A bash command pattern: `*` matches any characters (spaces too); a
+/// trailing `:*` or ` *` means "this prefix, then a word boundary".
+#[derive(Clone, Debug)]
+pub(crate) struct CommandPattern {
+    segs: Vec<Seg>,
+    /// Prefix form: the pattern, then the end or a space and anything.
+    prefix: bool,
+}
+
+impl CommandPattern {
+    fn exact(text: String) -> Self {
+        CommandPattern {
+            segs: vec![Seg::Lit(text)],
+            prefix: false,
+        }
+    }
+
+    fn parse(spec: &str) -> Result<Self, String> {
+        let normalised = normalise_space(spec);
+        // Tokenise: `\*` and `\\` are escapes; an unescaped `*` is a wildcard.
+        let mut segs: Vec<Seg> = Vec::new();
+        let mut lit = String::new();
+        let mut chars = normalised.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if matches!(chars.peek(), Some('*') | Some('\\')) => {
+                    if let Some(next) = chars.next() {
+                        lit.push(next);
+                    }
+                }
+                '*' => {
+                    if !lit.is_empty() {
+                        segs.push(Seg::Lit(std::mem::take(&mut lit)));
+                    }
+                    if segs.last() != Some(&Seg::Star) {
+                        segs.push(Seg::Star);
+                    }
+                }
+                _ => lit.push(c),
+            }
+        }
+        if !lit.is_empty() {
+            segs.push(Seg::Lit(lit));
+        }
+        // A `:*` (literal ending in ':' then a star) anywhere but at the end is an error.
+        for (i, seg) in segs.iter().enumerate() {
+            if let Seg::Lit(l) = seg {
+                if l.ends_with(':') && segs.get(i + 1) == Some(&Seg::Star) && i + 2 < segs.len() {
+                    return Err("\":*\" is only allowed at the end of a command pattern".into());
+                }
+            }
+        }
+        let mut prefix = false;
+        if segs.len() >= 2 && segs.last() == Some(&Seg::Star) {
+            let n = segs.len();
+            if let Seg::Lit(l) = &mut segs[n - 2] {
+                if let Some(stripped) = l.strip_suffix(':') {
+                    *l = stripped.trim_end().to_owned();
+                    prefix = true;
+                } else if let Some(stripped) = l.strip_suffix(' ') {
+                    *l = stripped.to_owned();
+                    prefix = true;
+                }
+            }
+            if prefix {
+                segs.pop();
+                if segs.last() == Some(&Seg::Lit(String::new())) {
+                    segs.pop();
+                }
+            }
+        }
+        if segs.is_empty() {
+            return Err("empty command pattern".into());
+        }
+        Ok(CommandPattern { segs, prefix })
+    }
+
+    /// Whether `text` (a simple command, words joined by single spaces) matches.
+    pub(crate) fn matches(&self, text: &str) -> bool {
+        if glob_match(&self.segs, text) {
+            return true;
+        }
+        if !self.prefix {
+            return false;
+        }
+        // Prefix form: the pattern matches a prefix that ends at a word boundary.
+        // Try every space position; the pattern itself must match exactly up to it.
+        text.match_indices(' ')
+            .any(|(i, _)| glob_match(&self.segs, &text[..i]))
+    }
+}
+
+/// Wildcard match where `Star` matches any (possibly empty) run of characters.
+fn glob_match(segs: &[Seg], text: &str) -> bool {
+    let mut rest = text;
+    let mut i = 0;
+    // Leading literal must match at the start.
+    if let Some(Seg::Lit(l)) = segs.first() {
+        match rest.strip_prefix(l.as_str()) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+        i = 1;
+    }
+    if i == segs.len() {
+        return rest.is_empty();
+    }
+    // segs[i..] starts with a Star. Greedy-free matching: each following
+    // literal is found at its leftmost position, except the last literal
+    // (when the pattern does not end with a star), which must be a suffix.
+    let tail = &segs[i..];
+    let ends_with_star = matches!(tail.last(), Some(Seg::Star));
+    let lits: Vec<&str> = tail
+        .iter()
+        .filter_map(|s| match s {
+            Seg::Lit(l) => Some(l.as_str()),
+            Seg::Star => None,
+        })
+        .collect();
+    if lits.is_empty() {
+        return true;
+    }
+    let (middle, last) = if ends_with_star {
+        (&lits[..], None)
+    } else {
+        (&lits[..lits.len() - 1], lits.last().copied())
+    };
+    for lit in middle {
+        match rest.find(lit) {
+            Some(pos) => rest = &rest[pos + lit.len()..],
+            None => return false,
+        }
+    }
+    match last {
+        Some(l) => rest.ends_with(l),
+        None => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(pattern: &str, text: &str) -> bool {
+        match Rule::parse(&format!("Bash({pattern})")).map(|r| r.matcher) {
+            Ok(Matcher::Command(p)) => p.matches(text),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn exact_and_whitespace() {
+        assert!(m("git status", "git status"));
+        assert!(m("git   status ", "git status"));
+        assert!(!m("git status", "git status -s"));
+        assert!(!m("git status", "git statu"));
+    }
+
+    #[test]
+    fn prefix_colon_star() {
+        assert!(m("npm test:*", "npm test"));
+        assert!(m("npm test:*", "npm test --watch"));
+        assert!(!m("npm test:*", "npm testing"));
+        assert!(m("rm -rf:*", "rm -rf /"));
+        assert!(!m("rm -rf:*", "rm -r f"));
+    }
+
+    #[test]
+    fn space_star_is_a_word_boundary() {
+        assert!(m("ls *", "ls -la"));
+        assert!(m("ls *", "ls"));
+        assert!(!m("ls *", "lsof"));
+        assert!(m("ls*", "lsof"));
+    }
+
+    #[test]
+    fn middle_and_leading_stars() {
+        assert!(m("git * main", "git push origin main"));
+        assert!(!m("git * main", "git push origin main2"));
+        assert!(m("* --version", "cargo --version"));
+        assert!(m("*", "anything at all"));
+        assert!(m("a*b*c", "aXXbYYc"));
+        assert!(!m("a*b*c", "aXXbYYcd"));
+        assert!(m("a*c", "ac"));
+    }
+
+    #[test]
+    fn escaped_star_is_literal() {
+        assert!(m(r"ls \*.txt", "ls *.txt"));
+        assert!(!m(r"ls \*.txt", "ls a.txt"));
+        let exact = Rule::bash_exact("ls *.txt");
+        assert_eq!(exact.as_str(), r"Bash(ls \*.txt)");
+        let reparsed = Rule::parse(exact.as_str()).unwrap();
+        match reparsed.matcher {
+            Matcher::Command(p) => {
+                assert!(p.matches("ls *.txt"));
+                assert!(!p.matches("ls a.txt"));
+            }
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn malformed_rules_are_named() {
+        for bad in [
+            "",
+            "Bash(",
+            "Bash(ls",
+            "(ls)",
+            "Bash()",
+            "Ba sh",
+            "Bash(a:*b)",
+            "Bash)",
+        ] {
+            let err = Rule::parse(bad).unwrap_err();
+            assert!(err.to_string().contains(&format!("{bad:?}")), "{err}");
+        }
+    }
+
+    #[test]
+    fn tool_names_are_case_insensitive() {
+        assert_eq!(
+            Rule::parse("BASH(ls)").unwrap(),
+            Rule::parse("bash(ls)").unwrap()
+        );
+        assert_eq!(Rule::parse("Read").unwrap().tool(), "read");
+        assert!(Rule::parse("mcp__server__tool").is_ok());
+    }
+}

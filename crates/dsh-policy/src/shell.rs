@@ -1,0 +1,1642 @@
+//! Shell analysis: a command line → every simple command it runs, every file
+//! it writes through a redirection (or `tee`, or `find -fprint`/`-delete`),
+//! and every piece we cannot understand.
+//!
+//! Parsing is brush-parser's (the parser of the brush shell); this module
+//! only walks its syntax tree. Nothing here runs or expands anything.
+
+use crate::readonly;
+use brush_parser::ast;
+use brush_parser::word::{self, WordPiece, WordPieceWithSource};
+use brush_parser::ParserOptions;
+use std::panic::AssertUnwindSafe;
+
+/// Longest command line analysed; longer ones are asked about.
+pub(crate) const MAX_COMMAND_BYTES: usize = 1 << 20;
+/// Up to this nesting bound the parse runs on the caller's stack.
+const INLINE_NESTING: usize = 24;
+/// Beyond this nesting bound a command line is not analysed (asked about).
+const MAX_NESTING: usize = 2_000;
+/// Stack per unit of nesting bound on the analysis thread.
+const STACK_PER_LEVEL: usize = 64 * 1024;
+/// How deep `$(…)`, `bash -c`, `eval` and expansions may nest.
+const MAX_DEPTH: usize = 64;
+
+/// What a command line does, as far as policy is concerned.
+#[derive(Debug, Default)]
+pub(crate) struct Analysis {
+    /// In source order (substitutions before the command that uses them).
+    pub parts: Vec<Part>,
+    /// Whether the command changes directory (`cd`, `pushd`, `popd`, `env -C`),
+    /// so a relative write target cannot be placed with certainty.
+    pub changes_dir: bool,
+}
+
+/// One thing the policy decides on.
+#[derive(Debug, Clone)]
+pub(crate) enum Part {
+    /// A simple command.
+    Command(CommandPart),
+    /// A file written.
+    Write(WritePart),
+    /// Something we cannot analyse: asked about, never allowed.
+    Opaque(OpaquePart),
+}
+
+/// A simple command.
+#[derive(Debug, Clone)]
+pub(crate) struct CommandPart {
+    /// The command with assignments and wrappers looked through.
+    pub text: String,
+    /// Forms checked against deny and ask rules: as written (with leading
+    /// assignments and wrappers), each step of looking through, and the
+    /// basename form of a path-named command (`/bin/rm` → `rm`).
+    pub views: Vec<String>,
+    /// The form an allow rule must match, or `None` when the command needs
+    /// no allow of its own (`bash -c '…'`, `eval '…'`, `tee`: what they run
+    /// or write is decided as separate parts).
+    pub allow: Option<String>,
+    /// Read-only by the plan-mode list.
+    pub read_only: bool,
+}
+
+/// A file a command writes.
+#[derive(Debug, Clone)]
+pub(crate) struct WritePart {
+    /// The target as written (its literal value when `literal`).
+    pub target: String,
+    /// Whether the target is a literal path (no expansion).
+    pub literal: bool,
+    /// How it is written (`>`, `>>`, `tee`, …).
+    pub op: &'static str,
+}
+
+/// Something we cannot analyse.
+#[derive(Debug, Clone)]
+pub(crate) struct OpaquePart {
+    /// The text in question.
+    pub text: String,
+    /// Forms checked against deny rules (best effort).
+    pub views: Vec<String>,
+    /// Why it cannot be analysed.
+    pub why: String,
+}
+
+/// Analyses a command line.
+pub(crate) fn analyze(command: &str) -> Analysis {
+    if command.len() > MAX_COMMAND_BYTES {
+        return opaque_only(command, "the command is too long to analyse");
+    }
+    if has_oversized_fd_number(command) {
+        return opaque_only(command, "a redirection names an out-of-range descriptor");
+    }
+    let bound = nesting_bound(command);
+    if bound <= INLINE_NESTING {
+        return analyze_here(command);
+    }
+    if bound > MAX_NESTING {
+        return opaque_only(command, "the command is nested too deeply to analyse");
+    }
+    // Deeply nested input: parse (and drop the tree) on a thread whose stack
+    // grows with the nesting, so no input can overflow the caller's stack.
+    let owned = command.to_owned();
+    let stack = (4 << 20) + bound.saturating_mul(STACK_PER_LEVEL);
+    let spawned = std::thread::Builder::new()
+        .name("dsh-policy-parse".into())
+        .stack_size(stack)
+        .spawn(move || analyze_here(&owned));
+    match spawned.map(|h| h.join()) {
+        Ok(Ok(analysis)) => analysis,
+        _ => opaque_only(command, "the parser failed on it"),
+    }
+}
+
+fn analyze_here(command: &str) -> Analysis {
+    let mut analyzer = Analyzer {
+        out: Analysis::default(),
+        depth: 0,
+        options: ParserOptions::default(),
+    };
+    analyzer.script(command);
+    analyzer.out
+}
+
+fn opaque_only(command: &str, why: &str) -> Analysis {
+    Analysis {
+        parts: vec![Part::Opaque(OpaquePart {
+            text: command.to_owned(),
+            views: vec![crate::rule::normalise_space(command)],
+            why: why.to_owned(),
+        })],
+        changes_dir: false,
+    }
+}
+
+/// An upper bound on how deeply the parser could recurse: every nesting
+/// construct needs an opening character or a reserved word, so counting them
+/// all (quoted or not) can only over-estimate.
+fn nesting_bound(s: &str) -> usize {
+    let mut n = s
+        .bytes()
+        .filter(|b| matches!(b, b'(' | b'{' | b'`' | b'[' | b'!'))
+        .count();
+    for w in s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if matches!(
+            w,
+            "if" | "while" | "until" | "for" | "select" | "case" | "coproc" | "function" | "time"
+        ) {
+            n += 1;
+        }
+    }
+    if s.contains("[[") {
+        // `[[ a && b && … ]]` builds a nested expression tree.
+        n += s.matches("&&").count() + s.matches("||").count();
+    }
+    n
+}
+
+/// A run of ten or more digits before `<` or `>` is an fd number the parser
+/// cannot hold; refuse it before parsing.
+fn has_oversized_fd_number(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let mut run = 0usize;
+    for &b in bytes {
+        if b.is_ascii_digit() {
+            run += 1;
+        } else {
+            if run >= 10 && (b == b'<' || b == b'>') {
+                return true;
+            }
+            run = 0;
+        }
+    }
+    false
+}
+
+/// A word of a command, after quote removal when it is literal.
+#[derive(Debug, Clone)]
+struct Arg {
+    /// The literal value (quote-removed) when `literal`, else best-effort text.
+    value: String,
+    /// The word as written.
+    raw: String,
+    /// No expansion of any kind (parameter, command, arithmetic, tilde).
+    literal: bool,
+    /// Unquoted glob or brace characters (`*?[{`): fine as an argument,
+    /// not as a command name or write target.
+    pattern: bool,
+}
+
+impl Arg {
+    fn plain(s: &str) -> Arg {
+        Arg {
+            value: s.to_owned(),
+            raw: s.to_owned(),
+            literal: true,
+            pattern: false,
+        }
+    }
+
+    /// A literal word without glob or brace characters.
+    fn exact(&self) -> Option<&str> {
+        (self.literal && !self.pattern).then_some(self.value.as_str())
+    }
+
+    fn display(&self) -> std::borrow::Cow<'_, str> {
+        if !self.literal {
+            return std::borrow::Cow::Borrowed(self.raw.as_str());
+        }
+        let v = &self.value;
+        if !v.is_empty()
+            && !v
+                .chars()
+                .any(|c| c.is_whitespace() || matches!(c, '\'' | '"'))
+        {
+            return std::borrow::Cow::Borrowed(v.as_str());
+        }
+        let mut out = String::with_capacity(v.len() + 2);
+        out.push('\'');
+        for c in v.chars() {
+            if c == '\'' {
+                out.push_str("'\\''");
+            } else {
+                out.push(c);
+            }
+        }
+        out.push('\'');
+        std::borrow::Cow::Owned(out)
+    }
+}
+
+fn render(args: &[Arg]) -> String {
+    let mut out = String::new();
+    for a in args {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&a.display());
+    }
+    out
+}
+
+/// Characters that never need the word parser: the word is its own value.
+fn is_plain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b',' | b'+' | b'@' | b'%' | b'^'
+        )
+}
+
+/// Unquoted text that the shell would expand: a glob (`*`, `?`, `[…]`) or a
+/// brace expansion (`{a,b}`, `{1..3}`).
+fn has_glob_or_brace(s: &str) -> bool {
+    if s.contains(['*', '?']) {
+        return true;
+    }
+    if let Some(open) = s.find('[') {
+        if s[open + 1..].contains(']') {
+            return true;
+        }
+    }
+    if let Some(open) = s.find('{') {
+        if let Some(close) = s[open..].find('}') {
+            let inside = &s[open + 1..open + close];
+            if inside.contains(',') || inside.contains("..") {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn basename(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
+}
+
+/// Whether a simple command is read-only by the plan-mode list.
+fn read_only(argv: &[Arg]) -> bool {
+    let name = argv[0].value.as_str();
+    if readonly::ARGUMENT_CHECKED.contains(&name) && argv.iter().any(|a| a.exact().is_none()) {
+        return false;
+    }
+    let values: Vec<&str> = argv.iter().map(|a| a.value.as_str()).collect();
+    readonly::is_read_only_command(&values)
+}
+
+/// Where a command's standard input comes from, when a shell may read a script from it.
+#[derive(Debug, Clone)]
+enum Stdin {
+    /// A literal here-document or here-string.
+    Script(String),
+    /// Something else (a file, an expanded here-document).
+    Unknown,
+}
+
+/// What a wrapper leaves to run.
+enum Skip {
+    /// The wrapped command starts this many words after the wrapper's name.
+    Inner(usize),
+    /// The wrapper runs no command (`env` alone, `command -v x`).
+    NoCommand,
+    /// We cannot tell what it runs.
+    Opaque(&'static str),
+}
+
+/// Variables that change which program runs or what it loads: a command
+/// prefixed with one is not looked through, and setting one on its own is
+/// asked about.
+fn is_dangerous_variable(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "PATH",
+        "BASH_ENV",
+        "ENV",
+        "PROMPT_COMMAND",
+        "IFS",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS4",
+        "CDPATH",
+        "HOME",
+        "PAGER",
+        "MANPAGER",
+        "EDITOR",
+        "VISUAL",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+        "CC",
+        "CXX",
+        "MAKEFLAGS",
+        "SHELL",
+        "RUSTC",
+        "RUSTC_WRAPPER",
+    ];
+    const PREFIXES: &[&str] = &[
+        "LD_",
+        "DYLD_",
+        "GIT_",
+        "BASH_FUNC_",
+        "NPM_CONFIG_",
+        "npm_config_",
+        "CARGO_",
+        "PYTHON",
+        "PERL",
+        "RUBY",
+        "NODE_",
+        "JAVA_",
+        "_JAVA_",
+    ];
+    EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+const SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"];
+const FOREIGN_SHELLS: &[&str] = &["fish", "csh", "tcsh", "nu", "pwsh", "xonsh", "elvish"];
+
+struct Analyzer {
+    out: Analysis,
+    depth: usize,
+    options: ParserOptions,
+}
+
+impl Analyzer {
+    fn opaque(&mut self, text: &str, why: impl Into<String>) {
+        self.out.parts.push(Part::Opaque(OpaquePart {
+            text: text.to_owned(),
+            views: vec![crate::rule::normalise_space(text)],
+            why: why.into(),
+        }));
+    }
+
+    /// Enters one level of nesting; `false` (and an opaque part) when too deep.
+    fn enter(&mut self, text: &str) -> bool {
+        if self.depth >= MAX_DEPTH {
+            self.opaque(text, "nested too deeply to analyse");
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    /// Parses and walks a script.
+    fn script(&mut self, src: &str) {
+        if !self.enter(src) {
+            return;
+        }
+        let options = &self.options;
+        let parsed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), options).parse_program()
+        }));
+        match parsed {
+            Ok(Ok(program)) => {
+                for list in &program.complete_commands {
+                    self.list(list);
+                }
+            }
+            Ok(Err(err)) => self.opaque(src, format!("bash cannot parse it ({err})")),
+            Err(_) => self.opaque(src, "the parser failed on it"),
+        }
+        self.depth -= 1;
+    }
+
+    fn list(&mut self, list: &ast::CompoundList) {
+        for item in &list.0 {
+            let and_or = &item.0;
+            self.pipeline(&and_or.first);
+            for next in &and_or.additional {
+                match next {
+                    ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p),
+                }
+            }
+        }
+    }
+
+    fn pipeline(&mut self, pipeline: &ast::Pipeline) {
+        for command in &pipeline.seq {
+            self.command_node(command);
+        }
+    }
+
+    fn command_node(&mut self, command: &ast::Command) {
+        match command {
+            ast::Command::Simple(simple) => self.simple(simple),
+            ast::Command::Compound(compound, redirects) => {
+                self.compound(compound);
+                self.redirect_list(redirects.as_ref());
+            }
+            ast::Command::Function(def) => {
+                self.compound(&def.body.0);
+                self.redirect_list(def.body.1.as_ref());
+            }
+            ast::Command::ExtendedTest(test, redirects) => {
+                self.extended_test(&test.expr);
+                self.redirect_list(redirects.as_ref());
+            }
+        }
+    }
+
+    fn redirect_list(&mut self, redirects: Option<&ast::RedirectList>) {
+        if let Some(list) = redirects {
+            let mut stdin = None;
+            for r in &list.0 {
+                self.redirect(r, &mut stdin);
+            }
+        }
+    }
+
+    fn compound(&mut self, compound: &ast::CompoundCommand) {
+        use ast::CompoundCommand as C;
+        match compound {
+            C::Arithmetic(a) => self.arithmetic(&a.expr.value),
+            C::ArithmeticForClause(f) => {
+                for e in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.arithmetic(&e.value);
+                }
+                self.list(&f.body.list);
+            }
+            C::BraceGroup(b) => self.list(&b.list),
+            C::Subshell(s) => self.list(&s.list),
+            C::ForClause(f) => {
+                for w in f.values.iter().flatten() {
+                    self.word(&w.value);
+                }
+                self.list(&f.body.list);
+            }
+            C::CaseClause(c) => {
+                self.word(&c.value.value);
+                for item in &c.cases {
+                    for p in &item.patterns {
+                        self.word(&p.value);
+                    }
+                    if let Some(cmd) = &item.cmd {
+                        self.list(cmd);
+                    }
+                }
+            }
+            C::IfClause(i) => {
+                self.list(&i.condition);
+                self.list(&i.then);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        self.list(c);
+                    }
+                    self.list(&e.body);
+                }
+            }
+            C::WhileClause(w) | C::UntilClause(w) => {
+                self.list(&w.0);
+                self.list(&w.1.list);
+            }
+            C::Coprocess(c) => self.command_node(&c.body),
+        }
+    }
+
+    fn extended_test(&mut self, expr: &ast::ExtendedTestExpr) {
+        use ast::ExtendedTestExpr as E;
+        // An explicit stack: `[[ a && b && … ]]` may be long.
+        let mut stack = vec![expr];
+        while let Some(e) = stack.pop() {
+            match e {
+                E::And(a, b) | E::Or(a, b) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+                E::Not(a) | E::Parenthesized(a) => stack.push(a),
+                E::UnaryTest(_, w) => {
+                    self.word(&w.value);
+                }
+                E::BinaryTest(_, a, b) => {
+                    self.word(&a.value);
+                    self.word(&b.value);
+                }
+            }
+        }
+    }
+
+    fn simple(&mut self, cmd: &ast::SimpleCommand) {
+        let mut words: Vec<Arg> = Vec::new();
+        let mut env: Vec<String> = Vec::new();
+        let mut dangerous_env = false;
+        let mut stdin: Option<Stdin> = None;
+        let prefix = cmd.prefix.iter().flat_map(|p| p.0.iter());
+        for item in prefix {
+            self.item(item, &mut words, &mut env, &mut dangerous_env, &mut stdin);
+        }
+        if let Some(w) = &cmd.word_or_name {
+            let arg = self.word(&w.value);
+            words.push(arg);
+        }
+        let suffix = cmd.suffix.iter().flat_map(|s| s.0.iter());
+        for item in suffix {
+            self.item(item, &mut words, &mut env, &mut dangerous_env, &mut stdin);
+        }
+        if words.is_empty() {
+            // Assignments or redirections alone.
+            if dangerous_env {
+                self.opaque(
+                    &env.join(" "),
+                    "it sets a variable that changes what later commands run",
+                );
+            }
+            return;
+        }
+        self.command(words, env, dangerous_env, stdin);
+    }
+
+    fn item(
+        &mut self,
+        item: &ast::CommandPrefixOrSuffixItem,
+        words: &mut Vec<Arg>,
+        env: &mut Vec<String>,
+        dangerous_env: &mut bool,
+        stdin: &mut Option<Stdin>,
+    ) {
+        use ast::CommandPrefixOrSuffixItem as I;
+        match item {
+            I::IoRedirect(r) => self.redirect(r, stdin),
+            I::Word(w) => {
+                let arg = self.word(&w.value);
+                words.push(arg);
+            }
+            I::AssignmentWord(assignment, w) => {
+                if words.is_empty() {
+                    let (text, dangerous) = self.assignment(assignment, &w.value);
+                    *dangerous_env |= dangerous;
+                    env.push(text);
+                } else {
+                    // An argument that looks like an assignment (`export X=1`).
+                    let arg = self.word(&w.value);
+                    if arg.literal && (arg.value.contains("$(") || arg.value.contains('`')) {
+                        self.opaque(
+                            &arg.raw,
+                            "it stores code in a variable that arithmetic could run",
+                        );
+                    }
+                    words.push(arg);
+                }
+            }
+            I::ProcessSubstitution(kind, sub) => {
+                self.list(&sub.list);
+                let text = match kind {
+                    ast::ProcessSubstitutionKind::Read => "<(…)",
+                    ast::ProcessSubstitutionKind::Write => ">(…)",
+                };
+                words.push(Arg {
+                    value: text.to_owned(),
+                    raw: text.to_owned(),
+                    literal: false,
+                    pattern: false,
+                });
+            }
+        }
+    }
+
+    /// Walks an assignment's value; returns its text and whether it sets a
+    /// dangerous variable (or stores code that arithmetic could run).
+    fn assignment(&mut self, assignment: &ast::Assignment, raw: &str) -> (String, bool) {
+        let name = match &assignment.name {
+            ast::AssignmentName::VariableName(n) => n.as_str(),
+            ast::AssignmentName::ArrayElementName(n, index) => {
+                self.arithmetic(index);
+                n.as_str()
+            }
+        };
+        let mut values: Vec<Arg> = Vec::new();
+        match &assignment.value {
+            ast::AssignmentValue::Scalar(w) => values.push(self.word(&w.value)),
+            ast::AssignmentValue::Array(items) => {
+                for (key, value) in items {
+                    if let Some(k) = key {
+                        self.word(&k.value);
+                    }
+                    values.push(self.word(&value.value));
+                }
+            }
+        }
+        let stores_code = values
+            .iter()
+            .any(|v| v.literal && (v.value.contains("$(") || v.value.contains('`')));
+        if stores_code {
+            self.opaque(
+                raw,
+                "it stores code in a variable that arithmetic could run",
+            );
+        }
+        (raw.to_owned(), is_dangerous_variable(name))
+    }
+
+    /// Looks through wrappers, handles the commands that run other commands
+    /// or write files, and records the simple command.
+    fn command(
+        &mut self,
+        argv: Vec<Arg>,
+        env: Vec<String>,
+        dangerous_env: bool,
+        stdin: Option<Stdin>,
+    ) {
+        let mut privileged = dangerous_env;
+        let mut views: Vec<String> = Vec::new();
+        let full = render(&argv);
+        if !env.is_empty() {
+            views.push(format!("{} {}", env.join(" "), full));
+        }
+        views.push(full);
+        let mut start = 0usize;
+        loop {
+            let Some(name) = argv[start].exact() else {
+                let text = render(&argv[start..]);
+                self.opaque_with_views(&text, views, "the command name is not a literal word");
+                return;
+            };
+            let rest = &argv[start + 1..];
+            let skip = match basename(name) {
+                "timeout" => skip_timeout(rest),
+                "nice" => skip_options(rest, &["-n", "--adjustment"], true),
+                "nohup" | "builtin" => skip_options(rest, &[], false),
+                "stdbuf" => skip_options(
+                    rest,
+                    &["-i", "-o", "-e", "--input", "--output", "--error"],
+                    false,
+                ),
+                "setsid" => skip_options(rest, &[], false),
+                // `time -- cmd` runs cmd; the parser leaves the `--` as a word.
+                "--" => Skip::Inner(0),
+                "busybox" => skip_options(rest, &[], false),
+                "ionice" => {
+                    if rest.iter().any(|a| {
+                        matches!(
+                            a.value.as_str(),
+                            "-p" | "-P" | "-u" | "--pid" | "--pgid" | "--uid"
+                        )
+                    }) {
+                        Skip::NoCommand
+                    } else {
+                        skip_options(rest, &["-c", "-n", "--class", "--classdata"], false)
+                    }
+                }
+                "taskset" => {
+                    if rest
+                        .iter()
+                        .take_while(|a| a.value.starts_with('-'))
+                        .any(|a| {
+                            a.value == "--pid"
+                                || (!a.value.starts_with("--") && a.value.contains('p'))
+                        })
+                    {
+                        Skip::NoCommand
+                    } else {
+                        // Options, then the mask or CPU list, then the command.
+                        skip_positional(rest, &[])
+                    }
+                }
+                "command" => {
+                    if rest
+                        .iter()
+                        .take_while(|a| a.value.starts_with('-'))
+                        .any(|a| a.value.contains('v') || a.value.contains('V'))
+                    {
+                        Skip::NoCommand
+                    } else {
+                        skip_options(rest, &[], false)
+                    }
+                }
+                "exec" => skip_options(rest, &["-a"], false),
+                "env" => self.skip_env(rest, &mut privileged),
+                "xargs" => skip_options(
+                    rest,
+                    &[
+                        "-I",
+                        "-L",
+                        "-n",
+                        "-P",
+                        "-s",
+                        "-d",
+                        "-E",
+                        "-a",
+                        "--arg-file",
+                        "--delimiter",
+                        "--max-args",
+                        "--max-procs",
+                        "--max-chars",
+                        "--max-lines",
+                        "--replace",
+                        "--eof",
+                        "--process-slot-var",
+                    ],
+                    false,
+                ),
+                "sudo" | "doas" => {
+                    privileged = true;
+                    skip_options(
+                        rest,
+                        &[
+                            "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user",
+                            "--group",
+                        ],
+                        false,
+                    )
+                }
+                "time" => {
+                    let skip = skip_options(rest, &["-f", "--format", "-o", "--output"], false);
+                    self.time_output(rest);
+                    skip
+                }
+                _ => break,
+            };
+            match skip {
+                Skip::Inner(n) if start + 1 + n < argv.len() => {
+                    start += 1 + n;
+                    views.push(render(&argv[start..]));
+                }
+                Skip::Opaque(why) => {
+                    let text = render(&argv[start..]);
+                    self.opaque_with_views(&text, views, why);
+                    return;
+                }
+                Skip::Inner(_) | Skip::NoCommand => break,
+            }
+        }
+        let inner = &argv[start..];
+        let Some(name) = inner[0].exact().map(str::to_owned) else {
+            let text = render(inner);
+            self.opaque_with_views(&text, views, "the command name is not a literal word");
+            return;
+        };
+        let base = basename(&name).to_owned();
+        let text = render(inner);
+        if name.contains('/') {
+            let mut unpathed = inner.to_vec();
+            unpathed[0] = Arg::plain(&base);
+            views.push(render(&unpathed));
+        }
+        if views.last() != Some(&text) {
+            views.push(text.clone());
+        }
+        views.dedup();
+        let mut allow = Some(if privileged {
+            views[0].clone()
+        } else {
+            text.clone()
+        });
+        let mut read_only = !privileged && !name.contains('/') && read_only(inner);
+        match base.as_str() {
+            b if SHELLS.contains(&b) => match self.shell(inner, stdin.as_ref()) {
+                ShellUse::Script => {
+                    if !privileged {
+                        allow = None;
+                    }
+                    read_only = !privileged;
+                }
+                ShellUse::File => {}
+                ShellUse::Opaque(why) => {
+                    self.opaque_with_views(&text, views, why);
+                    return;
+                }
+            },
+            b if FOREIGN_SHELLS.contains(&b)
+                && inner
+                    .iter()
+                    .skip(1)
+                    .any(|a| a.value.starts_with('-') && a.value.contains('c')) =>
+            {
+                self.opaque_with_views(&text, views, "it runs code in a shell we do not parse");
+                return;
+            }
+            "eval" => {
+                let args = &inner[1..];
+                if args.iter().all(|a| a.literal) {
+                    let script: Vec<&str> = args.iter().map(|a| a.value.as_str()).collect();
+                    self.script(&script.join(" "));
+                    if !privileged {
+                        allow = None;
+                    }
+                    read_only = !privileged;
+                } else {
+                    self.opaque_with_views(&text, views, "eval of a string that is not literal");
+                    return;
+                }
+            }
+            "trap" => {
+                let args = &inner[1..];
+                if let Some(first) = args.first() {
+                    if !first.value.starts_with('-') && args.len() >= 2 {
+                        if first.literal {
+                            self.script(&first.value);
+                            if !privileged {
+                                allow = None;
+                            }
+                            read_only = !privileged;
+                        } else {
+                            self.opaque_with_views(
+                                &text,
+                                views,
+                                "trap with code that is not literal",
+                            );
+                            return;
+                        }
+                    }
+                }
+            }
+            "find" => read_only &= self.find(inner),
+            "tee" => {
+                self.tee(inner);
+                if !privileged {
+                    allow = None;
+                }
+            }
+            "cd" | "pushd" | "popd" => self.out.changes_dir = true,
+            "source" | "." if inner.get(1).is_some_and(|a| a.exact().is_none()) => {
+                self.opaque_with_views(&text, views, "it runs a script whose path is not literal");
+                return;
+            }
+            "alias" if inner.iter().skip(1).any(|a| a.value.contains('=')) => {
+                self.opaque_with_views(
+                    &text,
+                    views,
+                    "it defines an alias, which can change what later commands run",
+                );
+                return;
+            }
+            "hash"
+                if inner
+                    .iter()
+                    .skip(1)
+                    .any(|a| a.value.starts_with('-') && a.value.contains('p')) =>
+            {
+                self.opaque_with_views(&text, views, "it sets the program a command name runs");
+                return;
+            }
+            "enable" if inner.len() > 1 => {
+                self.opaque_with_views(&text, views, "it loads or disables shell builtins");
+                return;
+            }
+            "watch" => match watch_command(inner) {
+                WatchUse::Script(script) => {
+                    self.script(&script);
+                    if !privileged {
+                        allow = None;
+                    }
+                    read_only = !privileged;
+                }
+                WatchUse::Exec(words) => {
+                    self.command(words, Vec::new(), false, None);
+                    if !privileged {
+                        allow = None;
+                    }
+                    read_only = !privileged;
+                }
+                WatchUse::Nothing => {}
+                WatchUse::Opaque => {
+                    self.opaque_with_views(
+                        &text,
+                        views,
+                        "watch runs a command that is not literal",
+                    );
+                    return;
+                }
+            },
+            _ => {}
+        }
+        self.out.parts.push(Part::Command(CommandPart {
+            text,
+            views,
+            allow,
+            read_only,
+        }));
+    }
+
+    fn opaque_with_views(&mut self, text: &str, mut views: Vec<String>, why: &str) {
+        let t = crate::rule::normalise_space(text);
+        if !views.contains(&t) {
+            views.push(t);
+        }
+        self.out.parts.push(Part::Opaque(OpaquePart {
+            text: text.to_owned(),
+            views,
+            why: why.to_owned(),
+        }));
+    }
+
+    fn skip_env(&mut self, rest: &[Arg], privileged: &mut bool) -> Skip {
+        let mut i = 0;
+        while i < rest.len() {
+            let Some(v) = rest[i].exact() else {
+                return Skip::Opaque("env with an argument that is not literal");
+            };
+            if v == "--" {
+                i += 1;
+                break;
+            }
+            if v == "-S" || v.starts_with("--split-string") || (v.starts_with("-S") && v.len() > 2)
+            {
+                return Skip::Opaque("env -S splits a string into a command");
+            }
+            if v == "-C" || v == "--chdir" {
+                self.out.changes_dir = true;
+                i += 2;
+                continue;
+            }
+            if v.starts_with("--chdir=") || (v.starts_with("-C") && v.len() > 2) {
+                self.out.changes_dir = true;
+                i += 1;
+                continue;
+            }
+            if v == "-u" || v == "--unset" {
+                i += 2;
+                continue;
+            }
+            if v.starts_with('-') && v.len() > 1 {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        // NAME=VALUE assignments.
+        while i < rest.len() {
+            let v = &rest[i].value;
+            match v.split_once('=') {
+                Some((name, _))
+                    if !name.is_empty()
+                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                {
+                    if is_dangerous_variable(name) {
+                        *privileged = true;
+                    }
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        if i < rest.len() {
+            Skip::Inner(i)
+        } else {
+            Skip::NoCommand
+        }
+    }
+
+    /// `time -o FILE` / `--output=FILE` writes FILE.
+    fn time_output(&mut self, rest: &[Arg]) {
+        let mut i = 0;
+        while i < rest.len() && rest[i].value.starts_with('-') {
+            let v = rest[i].value.as_str();
+            if v == "-o" || v == "--output" {
+                if let Some(target) = rest.get(i + 1) {
+                    self.write(target.clone(), "time -o");
+                }
+                i += 2;
+                continue;
+            }
+            if let Some(path) = v.strip_prefix("--output=") {
+                let mut a = rest[i].clone();
+                a.value = path.to_owned();
+                self.write(a, "time -o");
+            }
+            i += 1;
+        }
+    }
+
+    fn shell(&mut self, argv: &[Arg], stdin: Option<&Stdin>) -> ShellUse {
+        let mut i = 1;
+        let mut command_mode = false;
+        let mut stdin_mode = false;
+        while i < argv.len() {
+            let Some(v) = argv[i].exact() else {
+                return ShellUse::Opaque("a shell option is not a literal word");
+            };
+            if v == "--" || v == "-" {
+                i += 1;
+                break;
+            }
+            if let Some(long) = v.strip_prefix("--") {
+                if matches!(long, "version" | "help") {
+                    return ShellUse::File;
+                }
+                i += if matches!(long, "rcfile" | "init-file") {
+                    2
+                } else {
+                    1
+                };
+                continue;
+            }
+            if (v.starts_with('-') || v.starts_with('+')) && v.len() > 1 {
+                let flags = &v[1..];
+                if v.starts_with('-') && flags.contains('c') {
+                    command_mode = true;
+                }
+                if flags.contains('s') {
+                    stdin_mode = true;
+                }
+                if flags.contains('o') || flags.contains('O') {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        if command_mode {
+            return match argv.get(i) {
+                None => ShellUse::Opaque("-c without a script"),
+                Some(a) if !a.literal => {
+                    ShellUse::Opaque("the shell runs a script that is not a literal string")
+                }
+                Some(a) => {
+                    self.script(&a.value);
+                    ShellUse::Script
+                }
+            };
+        }
+        if i < argv.len() && !stdin_mode {
+            if argv[i].exact().is_none() {
+                return ShellUse::Opaque("the shell runs a script whose path is not literal");
+            }
+            return ShellUse::File;
+        }
+        match stdin {
+            Some(Stdin::Script(s)) => {
+                let s = s.clone();
+                self.script(&s);
+                ShellUse::Script
+            }
+            _ => ShellUse::Opaque("the shell reads a script from standard input"),
+        }
+    }
+
+    /// Walks `find`'s expression: `-exec CMD ;` commands become parts,
+    /// `-delete` and `-fprint*` become writes. Returns whether it is read-only.
+    fn find(&mut self, argv: &[Arg]) -> bool {
+        let args = &argv[1..];
+        let mut i = 0;
+        // Leading options -H -L -P, -D debugopts, -Olevel.
+        while i < args.len() {
+            match args[i].value.as_str() {
+                "-H" | "-L" | "-P" => i += 1,
+                "-D" => i += 2,
+                v if v.starts_with("-O") => i += 1,
+                _ => break,
+            }
+        }
+        let mut roots: Vec<Arg> = Vec::new();
+        while i < args.len() {
+            let v = args[i].value.as_str();
+            if v.starts_with('-') || matches!(v, "(" | ")" | "!" | ",") {
+                break;
+            }
+            roots.push(args[i].clone());
+            i += 1;
+        }
+        if roots.is_empty() {
+            roots.push(Arg::plain("."));
+        }
+        let mut read_only = true;
+        while i < args.len() {
+            let v = args[i].value.as_str();
+            match v {
+                "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                    read_only = false;
+                    let from = i + 1;
+                    let mut end = from;
+                    while end < args.len()
+                        && !(args[end].literal && matches!(args[end].value.as_str(), ";" | "+"))
+                    {
+                        end += 1;
+                    }
+                    if end > from {
+                        self.command(args[from..end].to_vec(), Vec::new(), false, None);
+                    }
+                    i = end + 1;
+                }
+                "-delete" => {
+                    read_only = false;
+                    for root in roots.clone() {
+                        self.write(root, "find -delete");
+                    }
+                    i += 1;
+                }
+                "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
+                    read_only = false;
+                    if let Some(target) = args.get(i + 1) {
+                        self.write(target.clone(), "find -fprint");
+                    }
+                    i += if v == "-fprintf" { 3 } else { 2 };
+                }
+                _ => i += 1,
+            }
+        }
+        read_only
+    }
+
+    /// `tee [options] FILE…` writes each FILE.
+    fn tee(&mut self, argv: &[Arg]) {
+        let mut options = true;
+        for a in &argv[1..] {
+            if options && a.value == "--" {
+                options = false;
+                continue;
+            }
+            if options && a.value.starts_with('-') && a.value.len() > 1 {
+                continue;
+            }
+            self.write(a.clone(), "tee");
+        }
+    }
+
+    fn write(&mut self, target: Arg, op: &'static str) {
+        if let Some(t) = target.exact() {
+            if matches!(
+                t,
+                "/dev/null"
+                    | "/dev/stdout"
+                    | "/dev/stderr"
+                    | "/dev/tty"
+                    | "/dev/fd/1"
+                    | "/dev/fd/2"
+            ) {
+                return;
+            }
+        }
+        let literal = target.literal && !target.pattern;
+        self.out.parts.push(Part::Write(WritePart {
+            target: if literal { target.value } else { target.raw },
+            literal,
+            op,
+        }));
+    }
+
+    fn redirect(&mut self, r: &ast::IoRedirect, stdin: &mut Option<Stdin>) {
+        use ast::IoFileRedirectKind as K;
+        use ast::IoFileRedirectTarget as T;
+        match r {
+            ast::IoRedirect::File(fd, kind, target) => match target {
+                T::Filename(w) => {
+                    let arg = self.word(&w.value);
+                    if arg.value.starts_with("/dev/tcp/") || arg.value.starts_with("/dev/udp/") {
+                        self.opaque(&arg.raw, "the redirection opens a network connection");
+                        return;
+                    }
+                    match kind {
+                        K::Write => self.write(arg, ">"),
+                        K::Append => self.write(arg, ">>"),
+                        K::Clobber => self.write(arg, ">|"),
+                        K::ReadAndWrite => self.write(arg, "<>"),
+                        K::Read => {
+                            if fd.is_none_or(|f| f == 0) {
+                                *stdin = Some(Stdin::Unknown);
+                            }
+                        }
+                        K::DuplicateInput | K::DuplicateOutput => {}
+                    }
+                }
+                T::Fd(_) => {}
+                T::ProcessSubstitution(_, sub) => self.list(&sub.list),
+                T::Duplicate(w) => {
+                    let arg = self.word(&w.value);
+                    let is_fd = arg.literal && {
+                        let v = arg.value.strip_suffix('-').unwrap_or(&arg.value);
+                        v.is_empty() || v.bytes().all(|b| b.is_ascii_digit())
+                    };
+                    if matches!(kind, K::DuplicateOutput) && !is_fd {
+                        // `>&file` writes stdout and stderr to file.
+                        self.write(arg, ">&");
+                    }
+                }
+            },
+            ast::IoRedirect::HereDocument(fd, doc) => {
+                let body = &doc.doc.value;
+                let literal = if doc.requires_expansion {
+                    self.heredoc_body(body)
+                } else {
+                    true
+                };
+                if fd.is_none_or(|f| f == 0) {
+                    *stdin = Some(if literal {
+                        Stdin::Script(body.clone())
+                    } else {
+                        Stdin::Unknown
+                    });
+                }
+            }
+            ast::IoRedirect::HereString(fd, w) => {
+                let arg = self.word(&w.value);
+                if fd.is_none_or(|f| f == 0) {
+                    *stdin = Some(if arg.literal {
+                        Stdin::Script(arg.value)
+                    } else {
+                        Stdin::Unknown
+                    });
+                }
+            }
+            ast::IoRedirect::OutputAndError(w, append) => {
+                let arg = self.word(&w.value);
+                if arg.value.starts_with("/dev/tcp/") || arg.value.starts_with("/dev/udp/") {
+                    self.opaque(&arg.raw, "the redirection opens a network connection");
+                    return;
+                }
+                self.write(arg, if *append { "&>>" } else { "&>" });
+            }
+        }
+    }
+
+    /// Walks an expanding here-document body; returns whether it is literal.
+    fn heredoc_body(&mut self, body: &str) -> bool {
+        if !body.contains(['$', '`', '\\']) {
+            return true;
+        }
+        if !self.enter(body) {
+            return false;
+        }
+        let literal = match word::parse_heredoc(body, &self.options) {
+            Ok(pieces) => {
+                let mut acc = Acc::new();
+                self.pieces(&pieces, body, true, &mut acc);
+                acc.literal
+            }
+            Err(err) => {
+                self.opaque(body, format!("cannot parse the here-document ({err})"));
+                false
+            }
+        };
+        self.depth -= 1;
+        literal
+    }
+
+    /// Walks an arithmetic expression for substitutions.
+    fn arithmetic(&mut self, expr: &str) {
+        if !expr.contains(['$', '`']) {
+            return;
+        }
+        if !self.enter(expr) {
+            return;
+        }
+        match word::parse_heredoc(expr, &self.options) {
+            Ok(pieces) => {
+                let mut acc = Acc::new();
+                self.pieces(&pieces, expr, true, &mut acc);
+            }
+            Err(err) => self.opaque(
+                expr,
+                format!("cannot parse the arithmetic expression ({err})"),
+            ),
+        }
+        self.depth -= 1;
+    }
+
+    /// Walks the inside of `${…}` for substitutions (quotes taken literally,
+    /// which can only find more, never fewer).
+    fn parameter(&mut self, text: &str) {
+        let inner = text
+            .strip_prefix("${")
+            .and_then(|t| t.strip_suffix('}'))
+            .unwrap_or("");
+        if !inner.contains(['$', '`']) {
+            return;
+        }
+        if !self.enter(text) {
+            return;
+        }
+        match word::parse_heredoc(inner, &self.options) {
+            Ok(pieces) => {
+                let mut acc = Acc::new();
+                self.pieces(&pieces, inner, true, &mut acc);
+            }
+            Err(err) => self.opaque(text, format!("cannot parse the expansion ({err})")),
+        }
+        self.depth -= 1;
+    }
+
+    /// A word: its literal value when it has one; substitutions inside it
+    /// are analysed as scripts of their own.
+    fn word(&mut self, raw: &str) -> Arg {
+        if !raw.is_empty() && raw.bytes().all(is_plain_byte) {
+            return Arg::plain(raw);
+        }
+        let mut acc = Acc::new();
+        if raw
+            .bytes()
+            .all(|b| is_plain_byte(b) || matches!(b, b'*' | b'?' | b'[' | b']' | b'{' | b'}'))
+        {
+            acc.value.push_str(raw);
+            acc.pattern = has_glob_or_brace(raw);
+        } else {
+            match word::parse(raw, &self.options) {
+                Ok(pieces) => self.pieces(&pieces, raw, false, &mut acc),
+                Err(err) => {
+                    self.opaque(raw, format!("cannot parse the word ({err})"));
+                    acc.literal = false;
+                }
+            }
+        }
+        Arg {
+            value: acc.value,
+            raw: raw.to_owned(),
+            literal: acc.literal,
+            pattern: acc.pattern,
+        }
+    }
+
+    fn pieces(&mut self, pieces: &[WordPieceWithSource], src: &str, quoted: bool, acc: &mut Acc) {
+        for p in pieces {
+            let slice = src.get(p.start_index..p.end_index).unwrap_or("");
+            match &p.piece {
+                WordPiece::Text(s) => {
+                    if !quoted && has_glob_or_brace(s) {
+                        acc.pattern = true;
+                    }
+                    acc.value.push_str(s);
+                }
+                WordPiece::SingleQuotedText(s) => acc.value.push_str(s),
+                WordPiece::AnsiCQuotedText(s) => {
+                    if s.contains('\\') {
+                        acc.literal = false;
+                        acc.value.push_str(slice);
+                    } else {
+                        acc.value.push_str(s);
+                    }
+                }
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    self.pieces(inner, src, true, acc);
+                }
+                WordPiece::TildeExpansion(_) => {
+                    acc.literal = false;
+                    acc.value.push_str(slice);
+                }
+                WordPiece::ParameterExpansion(_) => {
+                    acc.literal = false;
+                    self.parameter(slice);
+                    acc.value.push_str(slice);
+                }
+                WordPiece::CommandSubstitution(script)
+                | WordPiece::BackquotedCommandSubstitution(script) => {
+                    acc.literal = false;
+                    self.script(script);
+                    acc.value.push_str(slice);
+                }
+                WordPiece::EscapeSequence(s) => {
+                    let escaped = s.strip_prefix('\\').unwrap_or(s);
+                    if escaped != "\n" {
+                        acc.value.push_str(escaped);
+                    }
+                }
+                WordPiece::ArithmeticExpression(expr) => {
+                    acc.literal = false;
+                    self.arithmetic(&expr.value);
+                    acc.value.push_str(slice);
+                }
+            }
+        }
+    }
+}
+
+/// Accumulates a word's value while walking its pieces.
+struct Acc {
+    value: String,
+    literal: bool,
+    pattern: bool,
+}
+
+impl Acc {
+    fn new() -> Self {
+        Acc {
+            value: String::new(),
+            literal: true,
+            pattern: false,
+        }
+    }
+}
+
+enum ShellUse {
+    /// A script we analysed (`-c '…'`, a literal here-document).
+    Script,
+    /// A script file: an ordinary command.
+    File,
+    /// We cannot tell what it runs.
+    Opaque(&'static str),
+}
+
+/// Skips a wrapper's options. `with_value` lists options taking a separate
+/// value (`-n 5`; `--name=value` and `-n5` forms need no entry).
+/// `numeric_flag` accepts `-N` (nice's `-10`).
+fn skip_options(rest: &[Arg], with_value: &[&str], numeric_flag: bool) -> Skip {
+    let mut i = 0;
+    while i < rest.len() {
+        let v = rest[i].value.as_str();
+        if v == "--" {
+            i += 1;
+            break;
+        }
+        if !v.starts_with('-') || v.len() < 2 {
+            break;
+        }
+        if numeric_flag && v[1..].bytes().all(|b| b.is_ascii_digit()) {
+            i += 1;
+            continue;
+        }
+        if with_value.contains(&v) {
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    if i < rest.len() {
+        Skip::Inner(i)
+    } else {
+        Skip::NoCommand
+    }
+}
+
+/// `timeout [options] DURATION COMMAND…`.
+fn skip_timeout(rest: &[Arg]) -> Skip {
+    skip_positional(rest, &["-s", "-k", "--signal", "--kill-after"])
+}
+
+/// Options, then one positional argument, then the command.
+fn skip_positional(rest: &[Arg], with_value: &[&str]) -> Skip {
+    match skip_options(rest, with_value, false) {
+        Skip::Inner(i) if i + 1 < rest.len() => Skip::Inner(i + 1),
+        Skip::Inner(_) | Skip::NoCommand => Skip::NoCommand,
+        other => other,
+    }
+}
+
+/// What `watch [options] COMMAND…` runs.
+enum WatchUse {
+    /// Its arguments joined, run by `sh -c`.
+    Script(String),
+    /// `-x`: its arguments as a command.
+    Exec(Vec<Arg>),
+    /// No command.
+    Nothing,
+    /// A command that is not literal.
+    Opaque,
+}
+
+fn watch_command(argv: &[Arg]) -> WatchUse {
+    let rest = &argv[1..];
+    let mut exec = false;
+    let mut i = 0;
+    while i < rest.len() {
+        let v = rest[i].value.as_str();
+        if v == "--" {
+            i += 1;
+            break;
+        }
+        if !v.starts_with('-') || v.len() < 2 {
+            break;
+        }
+        if v == "-x" || v == "--exec" {
+            exec = true;
+        }
+        i += if matches!(v, "-n" | "--interval" | "-q" | "--equexit") {
+            2
+        } else {
+            1
+        };
+    }
+    let words = &rest[i.min(rest.len())..];
+    if words.is_empty() {
+        return WatchUse::Nothing;
+    }
+    if exec {
+        return WatchUse::Exec(words.to_vec());
+    }
+    if words.iter().any(|a| !a.literal) {
+        return WatchUse::Opaque;
+    }
+    let script: Vec<&str> = words.iter().map(|a| a.value.as_str()).collect();
+    WatchUse::Script(script.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commands(src: &str) -> Vec<String> {
+        analyze(src)
+            .parts
+            .into_iter()
+            .map(|p| match p {
+                Part::Command(c) => c.text,
+                Part::Write(w) => format!("write {} {}", w.op, w.target),
+                Part::Opaque(o) => format!("opaque {}", o.text),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn splits_every_simple_command() {
+        assert_eq!(commands("cd x && rm -rf y"), ["cd x", "rm -rf y"]);
+        assert_eq!(
+            commands("a; b | c || d & e\nf"),
+            ["a", "b", "c", "d", "e", "f"]
+        );
+        assert_eq!(
+            commands("echo $(rm a) `rm b`"),
+            ["rm a", "rm b", "echo $(rm a) `rm b`"]
+        );
+        assert_eq!(
+            commands("diff <(ls) <(rm x)"),
+            ["ls", "rm x", "diff <(…) <(…)"]
+        );
+        assert_eq!(commands("{ rm a; }"), ["rm a"]);
+        assert_eq!(commands("( rm a )"), ["rm a"]);
+        assert_eq!(
+            commands("if a; then b; elif c; then d; else e; fi"),
+            ["a", "b", "c", "d", "e"]
+        );
+        assert_eq!(
+            commands("for i in $(seq 3); do rm $i; done"),
+            ["seq 3", "rm $i"]
+        );
+        assert_eq!(commands("case $(x) in a) y;; esac"), ["x", "y"]);
+        assert_eq!(commands("f() { rm x; }; f"), ["rm x", "f"]);
+        assert_eq!(commands("while a; do b; done"), ["a", "b"]);
+        assert_eq!(
+            commands("echo ${x:-$(rm y)}"),
+            ["rm y", "echo ${x:-$(rm y)}"]
+        );
+        assert_eq!(
+            commands("echo $(( $(rm z) + 1 ))"),
+            ["rm z", "echo $(( $(rm z) + 1 ))"]
+        );
+        assert_eq!(commands("[[ -f $(rm x) ]]"), ["rm x"]);
+        assert_eq!(commands("x=$(rm y)"), ["rm y"]);
+    }
+
+    #[test]
+    fn unquotes_and_looks_through() {
+        assert_eq!(commands("'r'm \"-rf\" \\x"), ["rm -rf x"]);
+        assert_eq!(commands("r\\\nm -rf x"), ["rm -rf x"]);
+        assert_eq!(commands("FOO=1 timeout -s KILL 5 nice -n 3 rm x"), ["rm x"]);
+        assert_eq!(
+            commands("env -i A=1 nohup stdbuf -oL command rm x"),
+            ["rm x"]
+        );
+        assert_eq!(commands("xargs -0 -n 1 rm -f"), ["rm -f"]);
+        assert_eq!(
+            commands("bash -c 'ls; rm x'"),
+            ["ls", "rm x", "bash -c 'ls; rm x'"]
+        );
+        assert_eq!(commands("sh -ec \"rm x\""), ["rm x", "sh -ec 'rm x'"]);
+        assert_eq!(commands("eval 'rm x'"), ["rm x", "eval 'rm x'"]);
+        assert_eq!(commands("command -v rm"), ["command -v rm"]);
+        assert_eq!(
+            commands("find . -name x -exec rm {} \\;"),
+            ["rm {}", "find . -name x -exec rm {} ;"]
+        );
+    }
+
+    #[test]
+    fn writes() {
+        assert_eq!(
+            commands("echo a > out.txt 2>&1"),
+            ["write > out.txt", "echo a"]
+        );
+        assert_eq!(commands("ls &>> log"), ["write &>> log", "ls"]);
+        assert_eq!(commands("echo hi >| f"), ["write >| f", "echo hi"]);
+        assert_eq!(commands("echo hi > /dev/null"), ["echo hi"]);
+        assert_eq!(
+            commands("echo x | tee -a a b"),
+            ["echo x", "write tee a", "write tee b", "tee -a a b"]
+        );
+        assert_eq!(
+            commands("find . -delete"),
+            ["write find -delete .", "find . -delete"]
+        );
+        assert_eq!(
+            commands("find /tmp -fprint out"),
+            ["write find -fprint out", "find /tmp -fprint out"]
+        );
+        assert_eq!(commands("{ ls; } > out"), ["ls", "write > out"]);
+    }
+
+    #[test]
+    fn opaque_things() {
+        assert!(commands("$CMD arg")[0].starts_with("opaque"));
+        assert!(commands("eval \"$x\"")[0].starts_with("opaque"));
+        assert!(commands("bash -c \"$x\"")[0].starts_with("opaque"));
+        assert!(commands("echo 'unterminated")[0].starts_with("opaque"));
+        assert!(commands("curl x | bash")[1].starts_with("opaque"));
+        assert!(commands("{rm,-rf,x}")[0].starts_with("opaque"));
+        assert!(commands("env -S 'rm x'")[0].starts_with("opaque"));
+        assert!(commands("PATH=/tmp:$PATH")[0].starts_with("opaque"));
+        assert!(commands("99999999999>x ls")[0].starts_with("opaque"));
+        assert_eq!(commands("bash <<EOF\nrm x\nEOF\n"), ["rm x", "bash"]);
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let deep = format!("{}x{}", "$(".repeat(500), ")".repeat(500));
+        let a = analyze(&deep);
+        assert!(a.parts.iter().any(|p| matches!(p, Part::Opaque(_))));
+        let deeper = format!("{}x{}", "( ".repeat(5_000), " )".repeat(5_000));
+        let a = analyze(&deeper);
+        assert!(matches!(a.parts[0], Part::Opaque(_)));
+        let ifs = format!("{}x{}", "if ".repeat(300), "; then :; fi".repeat(300));
+        assert!(!analyze(&ifs).parts.is_empty());
+    }
+}
