@@ -779,32 +779,6 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "timing probe: cargo test --release -- --ignored --nocapture"]
-    fn pipeline_throughput() {
-        let chunk = vec![0u8; 256 * 1024];
-        for (name, data) in [
-            ("zeros", chunk.clone()),
-            ("lines", b"y\n".repeat(128 * 1024)),
-        ] {
-            // Spill cap 0: the file is created (and removed below) but gets nothing.
-            let path =
-                std::env::temp_dir().join(format!("dsh-bash-probe-{}-{name}", std::process::id()));
-            let mut capture = StreamCapture::new(64_000, path.clone(), 0);
-            let start = std::time::Instant::now();
-            for _ in 0..4096 {
-                capture.push(&data);
-            }
-            let out = capture.finish();
-            let _ = std::fs::remove_file(&path);
-            println!(
-                "{name}: {:.2} GiB/s ({})",
-                1.0 / start.elapsed().as_secs_f64(),
-                out.raw_bytes
-            );
-        }
-    }
-
-    #[test]
     fn strips_sequences_split_across_chunks() {
         assert_eq!(
             strip_all(&[b"x\x1b", b"[3", b"2mgreen\x1b]0;ti", b"tle\x1b", b"\\y"]),
