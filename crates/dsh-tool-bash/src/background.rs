@@ -195,7 +195,7 @@ impl TaskLog {
 
     fn push_raw(&mut self, raw: &[u8]) {
         self.spill.push(raw);
-        let was_lossy = self.utf8.replaced();
+        let replacements = self.utf8.replacements();
         let Self {
             ansi,
             utf8,
@@ -220,13 +220,14 @@ impl TaskLog {
                 )
             })
         });
-        if self.utf8.replaced() && !was_lossy {
+        // Every read whose text had bytes replaced gets the note.
+        if self.utf8.replacements() > replacements {
             self.lossy_unread = true;
         }
     }
 
     fn finish(&mut self) {
-        let was_lossy = self.utf8.replaced();
+        let replacements = self.utf8.replacements();
         let Self {
             utf8,
             recent,
@@ -248,7 +249,7 @@ impl TaskLog {
                 total,
             )
         });
-        if self.utf8.replaced() && !was_lossy {
+        if self.utf8.replacements() > replacements {
             self.lossy_unread = true;
         }
     }
@@ -282,7 +283,10 @@ impl TaskLog {
         }
         // Only reached with end == total (see `consumable_end`).
         let head: &[u8] = if self.head_valid {
-            &self.head[..floor_char_boundary(&self.head, self.head.len())]
+            // The head holds a few bytes past its budget so the cut can fall
+            // on a character boundary.
+            let cut = head_budget(self.max).min(self.head.len());
+            &self.head[..floor_char_boundary(&self.head, cut)]
         } else {
             &[]
         };
@@ -323,11 +327,15 @@ impl TaskLog {
         self.head_valid = !self.released && end >= ring_start;
         if self.head_valid {
             let mut rest = self.recent.last((self.total - end) as usize);
-            rest.truncate(head_budget(self.max));
+            rest.truncate(head_budget(self.max) + HEAD_SLACK);
             self.head = rest;
         }
     }
 }
+
+/// Bytes kept past the head's budget: enough to finish the character that
+/// straddles the budget, so the head is cut on a character boundary.
+const HEAD_SLACK: usize = 3;
 
 fn push_text(
     text: &[u8],
@@ -339,8 +347,9 @@ fn push_text(
 ) {
     *total += text.len() as u64;
     recent.push(text);
-    if head_valid && head.len() < head_cap {
-        let take = (head_cap - head.len()).min(text.len());
+    let keep = head_cap + HEAD_SLACK;
+    if head_valid && head.len() < keep {
+        let take = (keep - head.len()).min(text.len());
         head.extend_from_slice(&text[..take]);
     }
 }

@@ -184,7 +184,8 @@ fn utf8_width(lead: u8) -> usize {
 pub(crate) struct Utf8Decoder {
     pending: [u8; 4],
     pending_len: usize,
-    replaced: bool,
+    /// How many times bytes were replaced so far.
+    replacements: u64,
 }
 
 impl Utf8Decoder {
@@ -194,7 +195,12 @@ impl Utf8Decoder {
 
     /// Whether any byte was replaced so far.
     pub(crate) fn replaced(&self) -> bool {
-        self.replaced
+        self.replacements > 0
+    }
+
+    /// How many times bytes were replaced so far (grows with every replacement).
+    pub(crate) fn replacements(&self) -> u64 {
+        self.replacements
     }
 
     /// Feeds `input`; `emit` receives valid UTF-8.
@@ -216,7 +222,7 @@ impl Utf8Decoder {
                 emit(&self.pending[..need]);
             } else {
                 emit(REPLACEMENT);
-                self.replaced = true;
+                self.replacements += 1;
             }
             self.pending_len = 0;
         }
@@ -236,7 +242,7 @@ impl Utf8Decoder {
                     match e.error_len() {
                         Some(bad) => {
                             emit(REPLACEMENT);
-                            self.replaced = true;
+                            self.replacements += 1;
                             input = &input[valid + bad..];
                         }
                         None => {
@@ -255,7 +261,7 @@ impl Utf8Decoder {
     pub(crate) fn finish(&mut self, mut emit: impl FnMut(&[u8])) {
         if self.pending_len > 0 {
             self.pending_len = 0;
-            self.replaced = true;
+            self.replacements += 1;
             emit(REPLACEMENT);
         }
     }

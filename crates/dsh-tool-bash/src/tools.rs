@@ -2,7 +2,7 @@
 //! [`dsh_tools::Tool`]s over one shared [`Executor`].
 
 use crate::error::{ErrorKind, ExecError};
-use crate::executor::{Executor, RunRequest};
+use crate::executor::{Executor, ExecutorConfig, RunRequest};
 use dsh_tools::{
     ContentBlock, ErrorCode, TerminalExit, Tool, ToolAnnotations, ToolArgs, ToolCallKind,
     ToolCallPresentation, ToolContext, ToolError, ToolExecutionResult, ToolHandle, ToolRegistry,
@@ -12,7 +12,10 @@ use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;
 
-const BASH_DESCRIPTION: &str = "\
+/// The `bash` description, with the executor's own limits.
+fn bash_description(config: &ExecutorConfig) -> String {
+    format!(
+        "\
 Runs a command with `bash -c` and returns its output.
 
 Each call is a fresh non-interactive shell: state (cd, variables, functions) does not persist \
@@ -21,24 +24,35 @@ reads input sees end-of-file, so pass input with arguments, files or a here-doc.
 
 Output: stdout, then `[stderr]` and stderr; `(no output)` when both are empty; then the status, \
 `[exit code: N]` or `[killed by signal: SIG]`. A non-zero exit code is a normal result. Each \
-stream shows at most 64 000 bytes: the head and the tail with `[… N bytes omitted …]` between \
+stream shows at most {max_output} bytes: the head and the tail with `[… N bytes omitted …]` between \
 them, and a note naming a file with the full output (read it with grep, head or tail).
 
-Timeout: timeout_ms, default 120000, at most 600000. On timeout the command and everything it \
-started are killed and you get the output so far plus `[timed out after Nms]`.
+Timeout: timeout_ms, default {default_timeout}, at most {max_timeout}. On timeout the command and \
+everything it started are killed and you get the output so far plus `[timed out after Nms]`.
 
 Use run_in_background: true for servers, watchers and long builds: the call returns \
 `started background task bash-N` at once and no timeout applies. Read new output with \
-bash_output (task_id, optionally wait_ms and a filter regex) and stop the task with bash_kill.";
+bash_output (task_id, optionally wait_ms and a filter regex) and stop the task with bash_kill.",
+        max_output = config.max_output_bytes,
+        default_timeout = config.default_timeout.as_millis(),
+        max_timeout = config.max_timeout.as_millis(),
+    )
+}
 
-const BASH_OUTPUT_DESCRIPTION: &str = "\
+/// The `bash_output` description, with the executor's longest wait.
+fn bash_output_description(config: &ExecutorConfig) -> String {
+    format!(
+        "\
 Reads the output a background task (started by bash with run_in_background) produced since the \
 last read, then its status: `[status: running]`, `[status: completed, exit code: N]` or \
 `[status: killed by SIG]`. `(no new output)` when nothing new was printed.
 
-wait_ms waits up to that long (at most 30000) for new output or for the task to end before \
+wait_ms waits up to that long (at most {max_wait}) for new output or for the task to end before \
 answering; use it instead of sleeping. filter is a regular expression: only matching lines are \
-returned (the others are still consumed).";
+returned (the others are still consumed).",
+        max_wait = config.max_wait.as_millis(),
+    )
+}
 
 const BASH_KILL_DESCRIPTION: &str = "\
 Stops a background task started by bash with run_in_background, and every process it started. \
@@ -89,12 +103,17 @@ fn tool_error(err: ExecError) -> ToolError {
 #[derive(Clone)]
 pub struct BashTool {
     executor: Executor,
+    description: String,
 }
 
 impl BashTool {
     /// A `bash` tool running commands with `executor`.
     pub fn new(executor: Executor) -> Self {
-        BashTool { executor }
+        let description = bash_description(executor.config());
+        BashTool {
+            executor,
+            description,
+        }
     }
 
     fn cwd_for(&self, workdir: Option<&str>) -> String {
@@ -115,7 +134,7 @@ impl Tool for BashTool {
     }
 
     fn description(&self) -> &str {
-        BASH_DESCRIPTION
+        &self.description
     }
 
     async fn call(&self, args: BashArgs, ctx: ToolContext) -> Result<Vec<ContentBlock>, ToolError> {
@@ -171,7 +190,7 @@ impl Tool for BashTool {
     ) -> Option<ToolResultPresentation> {
         let text = result.text();
         let trimmed = text.trim_end_matches('\n');
-        let content = vec![ContentBlock::text(format!("```console\n{trimmed}\n```"))];
+        let content = vec![ContentBlock::text(console_block(trimmed))];
         if args.run_in_background.unwrap_or(false) || result.is_error {
             return Some(ToolResultPresentation {
                 title: None,
@@ -209,6 +228,19 @@ impl Tool for BashTool {
     }
 }
 
+/// `text` in a fenced `console` block, with a fence longer than any run of
+/// backticks inside it so the output cannot close the block.
+fn console_block(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    format!("{fence}console\n{text}\n{fence}")
+}
+
 /// Splits the final status marker off the model text: the terminal card's
 /// output, and the exit code or signal parsed back from the marker.
 fn split_status(text: &str) -> (&str, Option<TerminalExit>) {
@@ -236,12 +268,17 @@ fn split_status(text: &str) -> (&str, Option<TerminalExit>) {
 #[derive(Clone)]
 pub struct BashOutputTool {
     executor: Executor,
+    description: String,
 }
 
 impl BashOutputTool {
     /// A `bash_output` tool reading tasks of `executor`.
     pub fn new(executor: Executor) -> Self {
-        BashOutputTool { executor }
+        let description = bash_output_description(executor.config());
+        BashOutputTool {
+            executor,
+            description,
+        }
     }
 }
 
@@ -253,7 +290,7 @@ impl Tool for BashOutputTool {
     }
 
     fn description(&self) -> &str {
-        BASH_OUTPUT_DESCRIPTION
+        &self.description
     }
 
     async fn call(
@@ -395,13 +432,26 @@ mod tests {
     }
 
     #[test]
-    fn descriptions_stay_short() {
-        for text in [
-            BASH_DESCRIPTION,
-            BASH_OUTPUT_DESCRIPTION,
-            BASH_KILL_DESCRIPTION,
-        ] {
+    fn descriptions_stay_short_and_carry_the_configured_limits() {
+        let config = ExecutorConfig {
+            max_output_bytes: 1234,
+            max_timeout: Duration::from_secs(42),
+            max_wait: Duration::from_secs(7),
+            ..ExecutorConfig::default()
+        };
+        let bash = bash_description(&config);
+        assert!(bash.contains("at most 1234 bytes"), "{bash}");
+        assert!(bash.contains("default 120000, at most 42000"), "{bash}");
+        let output = bash_output_description(&config);
+        assert!(output.contains("at most 7000"), "{output}");
+        for text in [bash.as_str(), output.as_str(), BASH_KILL_DESCRIPTION] {
             assert!(text.len() < 1500, "{} characters", text.len());
         }
+    }
+
+    #[test]
+    fn console_fence_outgrows_backticks_in_the_output() {
+        assert_eq!(console_block("ls"), "```console\nls\n```");
+        assert_eq!(console_block("a ```` b"), "`````console\na ```` b\n`````");
     }
 }

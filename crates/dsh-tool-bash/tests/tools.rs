@@ -333,3 +333,154 @@ fn model_facing_schemas() {
     assert!(bash.description.contains("bash_output"));
     assert!(bash.description.contains("Stdin is closed"));
 }
+
+fn small_executor(dir: &tempdir::Dir, max_output_bytes: usize) -> Executor {
+    Executor::new(ExecutorConfig {
+        cwd: dir.path.clone(),
+        max_output_bytes,
+        ..ExecutorConfig::default()
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn background_head_is_cut_on_a_character_boundary() {
+    let dir = tempdir::Dir::new();
+    let executor = small_executor(&dir, 10);
+    // 'a' then 20 two-byte characters: the 2-byte head budget ends inside the first 'é'.
+    let task = executor
+        .spawn_background(&format!("printf 'a{}'", "é".repeat(20)), None, None)
+        .unwrap()
+        .to_string();
+    let text = executor
+        .read_output(&task, None, Some(Duration::from_secs(10)), None)
+        .await
+        .unwrap();
+    assert!(!text.contains('\u{FFFD}'), "{text:?}");
+    assert!(!text.contains("invalid UTF-8"), "{text:?}");
+    assert!(text.starts_with("a\n[… "), "{text:?}");
+    assert!(text.contains("éééé\n["), "{text:?}");
+}
+
+#[tokio::test]
+async fn every_read_with_replaced_bytes_says_so() {
+    let (registry, _executor, dir) = setup();
+    let go = dir.path.join("go");
+    let command = format!(
+        "printf 'x\\377'; while [ ! -e {} ]; do sleep 0.01; done; printf 'y\\376'",
+        go.display()
+    );
+    let started = call(
+        &registry,
+        "bash",
+        json!({"command": command, "run_in_background": true}),
+        "a",
+    )
+    .await;
+    assert_eq!(started.text(), "started background task bash-1");
+    let first = call(
+        &registry,
+        "bash_output",
+        json!({"task_id": "bash-1", "wait_ms": 10000}),
+        "a",
+    )
+    .await;
+    assert_eq!(
+        first.text(),
+        "x\u{FFFD}\n[invalid UTF-8 replaced with U+FFFD]\n[status: running]"
+    );
+    std::fs::write(&go, "").unwrap();
+    let reads = read_until_done(&registry, "bash-1", "a").await;
+    let with_y = reads
+        .iter()
+        .find(|r| r.starts_with('y'))
+        .expect("the second output was read");
+    assert!(
+        with_y.starts_with("y\u{FFFD}\n[invalid UTF-8 replaced with U+FFFD]\n[status: "),
+        "{reads:?}"
+    );
+}
+
+/// Reads a task's output until it finishes; every answer, in order.
+async fn read_until_done(registry: &ToolRegistry, task: &str, agent: &str) -> Vec<String> {
+    let mut reads = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !reads
+        .last()
+        .is_some_and(|r: &String| r.contains("[status: completed"))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "task {task} did not finish: {reads:?}"
+        );
+        let read = call(
+            registry,
+            "bash_output",
+            json!({"task_id": task, "wait_ms": 10000}),
+            agent,
+        )
+        .await;
+        reads.push(read.text());
+    }
+    reads
+}
+
+#[tokio::test]
+async fn cancelling_the_call_that_started_a_background_task_does_not_stop_it() {
+    let (registry, executor, _dir) = setup();
+    let cancel = CancellationToken::new();
+    let exec = ToolExecution::new(
+        "c",
+        "bash",
+        json!({"command": "sleep 1000", "run_in_background": true}),
+    )
+    .with_agent("a")
+    .with_cancel(cancel.clone());
+    let started = registry.execute(exec).await;
+    assert_eq!(started.text(), "started background task bash-1");
+    cancel.cancel();
+    assert_eq!(executor.task_exit("bash-1", Some("a")).unwrap(), None);
+    let read = call(&registry, "bash_output", json!({"task_id": "bash-1"}), "a").await;
+    assert_eq!(read.text(), "(no new output)\n[status: running]");
+}
+
+#[tokio::test]
+async fn no_timeout_applies_to_background_tasks() {
+    let dir = tempdir::Dir::new();
+    let executor = Executor::new(ExecutorConfig {
+        cwd: dir.path.clone(),
+        default_timeout: Duration::from_millis(50),
+        ..ExecutorConfig::default()
+    })
+    .unwrap();
+    let registry = ToolRegistry::new();
+    for handle in register_bash_tools(&registry, &executor).unwrap() {
+        handle.keep();
+    }
+    let started = call(
+        &registry,
+        "bash",
+        json!({"command": "sleep 0.5; echo survived", "run_in_background": true}),
+        "a",
+    )
+    .await;
+    assert_eq!(started.text(), "started background task bash-1");
+    let reads = read_until_done(&registry, "bash-1", "a").await.concat();
+    assert!(reads.starts_with("survived\n"), "{reads:?}");
+    assert!(
+        reads.ends_with("[status: completed, exit code: 0]"),
+        "{reads:?}"
+    );
+}
+
+#[test]
+fn defaults_are_the_documented_ones() {
+    let config = ExecutorConfig::default();
+    assert_eq!(config.default_timeout, Duration::from_secs(120));
+    assert_eq!(config.max_timeout, Duration::from_secs(600));
+    assert_eq!(config.kill_grace, Duration::from_secs(3));
+    assert_eq!(config.max_output_bytes, 64_000);
+    assert_eq!(config.spill_cap_bytes, 256 * 1024 * 1024);
+    assert_eq!(config.max_background_tasks, 64);
+    assert_eq!(config.max_wait, Duration::from_secs(30));
+}
