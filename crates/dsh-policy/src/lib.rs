@@ -79,7 +79,15 @@
 //!   script from a pipe or from a non-literal path (`source <(…)`), `env -S`,
 //!   assignments to variables that change what runs (`PATH`, `LD_PRELOAD`,
 //!   `GIT_*`, …), alias definitions, `hash -p`, `enable`, `/dev/tcp` and
-//!   `/dev/udp` redirections, nesting beyond the analyser's limits.
+//!   `/dev/udp` redirections, nesting beyond the analyser's limits; an
+//!   arithmetic command or arithmetic `for` unless it is plainly `((…))`
+//!   with no `[`, `$` or backtick; an operand of `[[`, `[`, `test`, `let`,
+//!   `printf`, `declare`, `read`, … holding `[` with `$` or a backtick (an
+//!   array subscript runs code); a wrapper or `find` option that is not an
+//!   exactly spelled known option or not a plain literal word; `xargs -I`
+//!   into a shell or a command name; a shell's startup file (`--rcfile`,
+//!   `-i`, `BASH_ENV=`, `ENV=`, `ZDOTDIR=`) or a script read from a stream
+//!   (`bash /dev/stdin`, `source /dev/fd/0`).
 //!
 //! Looking through: leading `VAR=value` assignments and the wrappers
 //! `timeout`, `time` (also `time --`), `nice`, `nohup`, `stdbuf`, `env`,
@@ -103,8 +111,10 @@
 //!
 //! ¹ Views: the command as written (with assignments and wrappers), each step
 //! of looking through, and `rm` for `/bin/rm`. ² For `sudo`/`doas` or a
-//! dangerous assignment the allow rule must match the command as written;
-//! `/bin/rm` is not allowed by a rule for `rm`.
+//! dangerous assignment the allow rule must match that privilege as written
+//! followed by the looked-through command (`sudo -u x make`, `LD_PRELOAD=y
+//! make`): a wrapper's own rule (`Bash(timeout:*)`, `Bash(env:*)`) never
+//! allows its payload; `/bin/rm` is not allowed by a rule for `rm`.
 //!
 //! The call's verdict is the strongest part verdict (`deny` > `PLAN_MODE` >
 //! `ask` > `allow`; [`Decision`] derives `Ord` so this is `max()`): a

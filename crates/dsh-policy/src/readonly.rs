@@ -93,9 +93,11 @@ pub const READ_ONLY_COMMANDS: &[&str] = &[
 /// read-only by the plan-mode list and its per-command argument checks:
 ///
 /// * `find` without `-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`,
-///   `-fprint`, `-fprint0`, `-fprintf`, `-fls`; `fd` without `-x`/`-X`;
-/// * `rg` without `--pre`; `sort` without `-o`/`--output`/`--compress-program`;
-///   `tree` without `-o`/`-R`; `file` without `-C`; `date` without `-s`/`--set`;
+///   `-fprint`, `-fprint0`, `-fprintf`, `-fls`; `fd` without `-x`/`-X`
+///   (also bundled or attached) or `--exec…`; `printf` without `-v`;
+/// * `rg` without `--pre`; `sort` without `-o` and with only exactly spelled
+///   known long options; `tree` without `-o`/`-R`; `file` without `-C`;
+///   `date` without `-s` and with only exactly spelled known long options;
 ///   `hostname` with no operands; `uniq` with at most one operand;
 /// * `git` with at most `--no-pager`, `-P`, `--no-optional-locks` or `-C DIR`
 ///   before one of `status`, `log`, `diff`, `show`, `rev-parse`, `ls-files`,
@@ -103,7 +105,7 @@ pub const READ_ONLY_COMMANDS: &[&str] = &[
 ///   `show-ref`, `grep` (without `-O`), `branch` and `tag` (listing only),
 ///   `remote` (`-v`, `show`, `get-url`), `stash list|show`, `config --get…|--list`,
 ///   `reflog` (`show`), `worktree list`; never with `--output`, `--ext-diff`
-///   or `--open-files-in-pager`.
+///   or `--open-files-in-pager`, nor any abbreviation of them.
 pub fn is_read_only_command<S: AsRef<str>>(argv: &[S]) -> bool {
     let Some(name) = argv.first().map(AsRef::as_ref) else {
         return false;
@@ -124,17 +126,26 @@ pub fn is_read_only_command<S: AsRef<str>>(argv: &[S]) -> bool {
             "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
             "-fls",
         ]),
-        "fd" => !has(&["-x", "-X", "--exec", "--exec-batch"]),
+        "fd" => !args.iter().any(|a| {
+            (a.starts_with('-') && !a.starts_with("--") && a.contains(['x', 'X']))
+                || long_abbreviates(a, &["exec", "exec-batch"])
+                || a.starts_with("--exec")
+        }),
         "rg" => !has(&["--pre"]),
         "sort" => {
-            !has(&["--output", "--compress-program"])
+            only_known_long(&args, SORT_LONG)
                 && !args
                     .iter()
                     .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('o'))
         }
         "tree" => !has(&["-o", "-R"]),
         "file" => !has(&["-C", "--compile"]),
-        "date" => !has(&["--set"]) && !args.iter().any(|a| a.starts_with("-s")),
+        "date" => {
+            only_known_long(&args, DATE_LONG)
+                && !args
+                    .iter()
+                    .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
+        }
         "hostname" => {
             args.is_empty()
                 || args
@@ -142,9 +153,84 @@ pub fn is_read_only_command<S: AsRef<str>>(argv: &[S]) -> bool {
                     .all(|a| matches!(*a, "-f" | "-s" | "-i" | "-I" | "-d" | "--fqdn" | "--short"))
         }
         "uniq" => operands() <= 1,
+        "printf" => !args.iter().any(|a| a.starts_with("-v")),
         "git" => git_is_read_only(&args),
         _ => true,
     }
+}
+
+/// `sort`'s long options that keep it read-only (exact spellings).
+const SORT_LONG: &[&str] = &[
+    "--ignore-leading-blanks",
+    "--dictionary-order",
+    "--ignore-case",
+    "--general-numeric-sort",
+    "--ignore-nonprinting",
+    "--month-sort",
+    "--human-numeric-sort",
+    "--numeric-sort",
+    "--random-sort",
+    "--random-source",
+    "--reverse",
+    "--sort",
+    "--version-sort",
+    "--batch-size",
+    "--check",
+    "--debug",
+    "--files0-from",
+    "--field-separator",
+    "--key",
+    "--merge",
+    "--stable",
+    "--buffer-size",
+    "--temporary-directory",
+    "--parallel",
+    "--unique",
+    "--zero-terminated",
+    "--help",
+    "--version",
+];
+
+/// `date`'s long options that keep it read-only (exact spellings).
+const DATE_LONG: &[&str] = &[
+    "--date",
+    "--debug",
+    "--file",
+    "--iso-8601",
+    "--resolution",
+    "--rfc-email",
+    "--rfc-3339",
+    "--reference",
+    "--universal",
+    "--utc",
+    "--help",
+    "--version",
+];
+
+/// Every long option (`--name` or `--name=value`, before a `--`) is one of
+/// `known`: an abbreviation or an unknown option is not read-only.
+fn only_known_long(args: &[&str], known: &[&str]) -> bool {
+    for a in args {
+        if *a == "--" {
+            break;
+        }
+        if a.starts_with("--") {
+            let name = a.split_once('=').map_or(*a, |(n, _)| n);
+            if !known.contains(&name) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Whether `arg` is a long option that is (an abbreviation of) one of `names`.
+fn long_abbreviates(arg: &str, names: &[&str]) -> bool {
+    let Some(long) = arg.strip_prefix("--") else {
+        return false;
+    };
+    let name = long.split_once('=').map_or(long, |(n, _)| n);
+    !name.is_empty() && names.iter().any(|n| n.starts_with(name))
 }
 
 /// Commands whose arguments are checked: any argument that is not a plain
@@ -169,9 +255,9 @@ fn git_is_read_only(args: &[&str]) -> bool {
     let rest = &args[i + 1..];
     let banned = rest.iter().any(|a| {
         a.starts_with("--output")
-            || *a == "--ext-diff"
-            || *a == "-O"
             || a.starts_with("--open-files-in-pager")
+            || long_abbreviates(a, &["output", "ext-diff", "open-files-in-pager"])
+            || (*sub == "grep" && a.starts_with('-') && !a.starts_with("--") && a.contains('O'))
     });
     if banned {
         return false;
@@ -202,10 +288,29 @@ fn git_is_read_only(args: &[&str]) -> bool {
                 "--track",
                 "--no-track",
             ];
+            let modifying_long = [
+                "delete",
+                "move",
+                "copy",
+                "force",
+                "set-upstream-to",
+                "set-upstream",
+                "unset-upstream",
+                "edit-description",
+                "track",
+                "no-track",
+                "create-reflog",
+                "recurse-submodules",
+            ];
             if rest.iter().any(|a| {
                 modifying.contains(a)
-                    || a.starts_with("--set-upstream-to=")
+                    || a.starts_with("--set-upstream")
+                    || a.starts_with("--del")
                     || a.starts_with("--track=")
+                    || long_abbreviates(a, &modifying_long)
+                    || (a.starts_with('-')
+                        && !a.starts_with("--")
+                        && a.contains(['d', 'D', 'm', 'M', 'c', 'C', 'u', 'f', 't']))
             }) {
                 return false;
             }
@@ -243,7 +348,10 @@ fn git_is_read_only(args: &[&str]) -> bool {
             !rest.iter().any(|a| modifying.contains(a))
                 && (rest.is_empty() || any(&["-l", "--list"]))
         }
-        "remote" => rest.is_empty() || matches!(rest[0], "-v" | "--verbose" | "show" | "get-url"),
+        "remote" => {
+            let sub = rest.iter().find(|a| !matches!(**a, "-v" | "--verbose"));
+            sub.is_none_or(|s| matches!(*s, "show" | "get-url"))
+        }
         "stash" => matches!(rest.first(), Some(&"list") | Some(&"show")),
         "config" => any(&["--get", "--get-all", "--get-regexp", "--list", "-l"]),
         "reflog" => rest.is_empty() || rest[0] == "show",
@@ -286,6 +394,15 @@ mod tests {
             "tree",
             "du -sh .",
             "git branch --list 'feat*'",
+            "sort -n --reverse a",
+            "sort --check a",
+            "git remote -v",
+            "git remote show origin",
+            "git grep -n x",
+            "date -u",
+            "date --iso-8601=seconds",
+            "fd -H x",
+            "git branch -a -v",
         ] {
             assert!(ro(yes), "{yes}");
         }
@@ -312,6 +429,34 @@ mod tests {
             "awk 1 x",
             "git",
             "python -c 1",
+            "printf -v x %s 1",
+            "sort --o out a",
+            "sort --outp=out a",
+            "sort --compress=sh a",
+            "sort --c=x a",
+            "git grep -Oless x",
+            "git grep --open x",
+            "git grep -nO x",
+            "git remote -v add x y",
+            "git remote add x y",
+            "git remote rename a b",
+            "git branch --del x",
+            "git branch --mo a b",
+            "git branch --set-upstream x",
+            "git branch -vd x",
+            "git branch --unset-upstream",
+            "git branch --edit-description",
+            "git branch -f x",
+            "git diff --outp=x",
+            "git log --ext x",
+            "date --se now",
+            "date -us now",
+            "date --s now",
+            "fd -xrm x",
+            "fd -Hx rm",
+            "fd --exec rm",
+            "fd --exe rm",
+            "fd -X rm",
         ] {
             assert!(!ro(no), "{no}");
         }

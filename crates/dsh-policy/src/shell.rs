@@ -116,6 +116,7 @@ fn analyze_here(command: &str) -> Analysis {
         out: Analysis::default(),
         depth: 0,
         options: ParserOptions::default(),
+        sources: Vec::new(),
     };
     analyzer.script(command);
     analyzer.out
@@ -280,6 +281,10 @@ fn read_only(argv: &[Arg]) -> bool {
     if readonly::ARGUMENT_CHECKED.contains(&name) && argv.iter().any(|a| a.exact().is_none()) {
         return false;
     }
+    // `printf $x …` could expand to `printf -v NAME …`.
+    if name == "printf" && argv.get(1).is_some_and(|a| a.exact().is_none()) {
+        return false;
+    }
     let values: Vec<&str> = argv.iter().map(|a| a.value.as_str()).collect();
     readonly::is_read_only_command(&values)
 }
@@ -299,6 +304,9 @@ enum Skip {
     Inner(usize),
     /// The wrapper runs no command (`env` alone, `command -v x`).
     NoCommand,
+    /// A plain positional argument starts this many words after the
+    /// wrapper's name, and the wrapped command follows it.
+    Positional(usize),
     /// We cannot tell what it runs.
     Opaque(&'static str),
 }
@@ -332,6 +340,7 @@ fn is_dangerous_variable(name: &str) -> bool {
         "SHELL",
         "RUSTC",
         "RUSTC_WRAPPER",
+        "ZDOTDIR",
     ];
     const PREFIXES: &[&str] = &[
         "LD_",
@@ -351,6 +360,67 @@ fn is_dangerous_variable(name: &str) -> bool {
     EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
+/// Commands that may evaluate an argument as an array subscript, which runs
+/// any command substitution in it.
+const SUBSCRIPT_COMMANDS: &[&str] = &[
+    "[",
+    "test",
+    "let",
+    "printf",
+    "declare",
+    "local",
+    "typeset",
+    "read",
+    "export",
+    "readonly",
+    "unset",
+    "mapfile",
+    "readarray",
+    "wait",
+];
+
+/// `printf -v NAME` (or `-vNAME`) with a dangerous or non-literal NAME.
+fn printf_sets_dangerous_variable(args: &[Arg]) -> bool {
+    let mut i = 0;
+    while i < args.len() {
+        let v = args[i].value.as_str();
+        if v == "--" || !v.starts_with('-') {
+            break;
+        }
+        let name = if v == "-v" {
+            args.get(i + 1)
+        } else if v.starts_with("-v") {
+            Some(&args[i])
+        } else {
+            None
+        };
+        if let Some(a) = name {
+            let n = if v == "-v" { a.value.as_str() } else { &v[2..] };
+            if !a.literal || a.pattern || is_dangerous_variable(n) {
+                return true;
+            }
+            i += if v == "-v" { 2 } else { 1 };
+            continue;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A script path that names a stream (standard input, a descriptor), not a file.
+fn reads_a_stream(path: &str) -> bool {
+    path == "/dev/stdin"
+        || path.starts_with("/dev/fd/")
+        || path.starts_with("/proc/")
+        || path.starts_with("/dev/pts/")
+        || path == "/dev/tty"
+}
+
+/// Variables naming a shell's startup file: setting them is unanalysable.
+fn is_startup_variable(name: &str) -> bool {
+    matches!(name, "BASH_ENV" | "ENV" | "ZDOTDIR")
+}
+
 const SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"];
 const FOREIGN_SHELLS: &[&str] = &["fish", "csh", "tcsh", "nu", "pwsh", "xonsh", "elvish"];
 
@@ -358,6 +428,8 @@ struct Analyzer {
     out: Analysis,
     depth: usize,
     options: ParserOptions,
+    /// The sources being parsed, innermost last (for source locations).
+    sources: Vec<String>,
 }
 
 impl Analyzer {
@@ -390,9 +462,11 @@ impl Analyzer {
         }));
         match parsed {
             Ok(Ok(program)) => {
+                self.sources.push(src.to_owned());
                 for list in &program.complete_commands {
                     self.list(list);
                 }
+                self.sources.pop();
             }
             Ok(Err(err)) => self.opaque(src, format!("bash cannot parse it ({err})")),
             Err(_) => self.opaque(src, "the parser failed on it"),
@@ -448,13 +522,32 @@ impl Analyzer {
     fn compound(&mut self, compound: &ast::CompoundCommand) {
         use ast::CompoundCommand as C;
         match compound {
-            C::Arithmetic(a) => self.arithmetic(&a.expr.value),
+            C::Arithmetic(a) => {
+                let exprs = [a.expr.value.as_str()];
+                if !self.plain_arithmetic(&a.loc, "", &exprs) {
+                    let text = self.source_text(&a.loc);
+                    self.opaque(
+                        &text,
+                        "arithmetic can run code, or it is not really arithmetic",
+                    );
+                }
+                self.arithmetic(&a.expr.value);
+            }
             C::ArithmeticForClause(f) => {
-                for e in [&f.initializer, &f.condition, &f.updater]
+                let exprs: Vec<&str> = [&f.initializer, &f.condition, &f.updater]
                     .into_iter()
                     .flatten()
-                {
-                    self.arithmetic(&e.value);
+                    .map(|e| e.value.as_str())
+                    .collect();
+                if !self.plain_arithmetic(&f.loc, "for", &exprs) {
+                    let text = self.source_text(&f.loc);
+                    self.opaque(
+                        &text,
+                        "arithmetic can run code, or it is not really arithmetic",
+                    );
+                }
+                for e in exprs {
+                    self.arithmetic(e);
                 }
                 self.list(&f.body.list);
             }
@@ -495,6 +588,122 @@ impl Analyzer {
         }
     }
 
+    /// The source text of a span of the script being walked (best effort).
+    fn source_text(&self, loc: &brush_parser::SourceSpan) -> String {
+        let Some(src) = self.sources.last() else {
+            return String::from("((…))");
+        };
+        let start = loc.start.index;
+        let len = loc.end.index.saturating_sub(start);
+        let text: String = src.chars().skip(start).take(len).collect();
+        if text.trim().is_empty() {
+            String::from("((…))")
+        } else {
+            text
+        }
+    }
+
+    /// Whether an arithmetic command (`keyword` empty) or arithmetic `for`
+    /// is provably real `((…))` arithmetic that cannot run code: its source
+    /// starts with two adjacent `((` (after `keyword`), runs to the `))`
+    /// bash would end it at, uses only operator characters (no `[`, `$`,
+    /// backtick, quote), and holds exactly the expressions parsed.
+    fn plain_arithmetic(
+        &self,
+        loc: &brush_parser::SourceSpan,
+        keyword: &str,
+        exprs: &[&str],
+    ) -> bool {
+        let Some(src) = self.sources.last() else {
+            return false;
+        };
+        let span: Vec<char> = src
+            .chars()
+            .skip(loc.start.index)
+            .take(loc.end.index.saturating_sub(loc.start.index))
+            .collect();
+        let text: String = span.iter().collect();
+        let Some(rest) = text.strip_prefix(keyword) else {
+            return false;
+        };
+        let rest = if keyword.is_empty() {
+            rest
+        } else {
+            rest.trim_start_matches([' ', '\t'])
+        };
+        let Some(body) = rest.strip_prefix("((") else {
+            return false;
+        };
+        let chars: Vec<char> = body.chars().collect();
+        let mut depth = 0usize;
+        let mut end = None;
+        for (i, &c) in chars.iter().enumerate() {
+            let safe = c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    ' ' | '\t'
+                        | '_'
+                        | '+'
+                        | '-'
+                        | '*'
+                        | '/'
+                        | '%'
+                        | '<'
+                        | '>'
+                        | '='
+                        | '!'
+                        | '&'
+                        | '|'
+                        | '^'
+                        | '~'
+                        | '?'
+                        | ':'
+                        | ','
+                        | '('
+                        | ')'
+                )
+                || (c == ';' && !keyword.is_empty());
+            if !safe {
+                return false;
+            }
+            match c {
+                '(' => depth += 1,
+                ')' if depth > 0 => depth -= 1,
+                ')' => {
+                    if chars.get(i + 1) == Some(&')') {
+                        end = Some(i);
+                        break;
+                    }
+                    return false;
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            return false;
+        };
+        let inner: String = chars[..end].iter().collect();
+        if keyword.is_empty() {
+            // The command ends right after the `))`.
+            let after: String = chars[end + 2..].iter().collect();
+            return after.trim().is_empty() && exprs.len() == 1 && inner.trim() == exprs[0];
+        }
+        let pieces: Vec<&str> = inner.split(';').map(str::trim).collect();
+        let parsed: Vec<&str> = exprs.iter().copied().filter(|e| !e.is_empty()).collect();
+        let written: Vec<&str> = pieces.iter().copied().filter(|e| !e.is_empty()).collect();
+        pieces.len() == 3 && parsed == written
+    }
+
+    /// An operand that bash may evaluate as an array subscript (`a[$(…)]`)
+    /// runs the code in it: unanalysable.
+    fn subscript_code(&mut self, raw: &str) -> bool {
+        if raw.contains('[') && raw.contains(['$', '`']) {
+            self.opaque(raw, "an array subscript in it can run code");
+            return true;
+        }
+        false
+    }
+
     fn extended_test(&mut self, expr: &ast::ExtendedTestExpr) {
         use ast::ExtendedTestExpr as E;
         // An explicit stack: `[[ a && b && … ]]` may be long.
@@ -508,10 +717,13 @@ impl Analyzer {
                 E::Not(a) | E::Parenthesized(a) => stack.push(a),
                 E::UnaryTest(_, w) => {
                     self.word(&w.value);
+                    self.subscript_code(&w.value);
                 }
                 E::BinaryTest(_, a, b) => {
                     self.word(&a.value);
                     self.word(&b.value);
+                    self.subscript_code(&a.value);
+                    self.subscript_code(&b.value);
                 }
             }
         }
@@ -570,6 +782,9 @@ impl Analyzer {
                 } else {
                     // An argument that looks like an assignment (`export X=1`).
                     let arg = self.word(&w.value);
+                    if assignment_name(&arg).is_some_and(|n| is_startup_variable(&n)) {
+                        self.opaque(&arg.raw, "it sets a shell's startup file");
+                    }
                     if arg.literal && (arg.value.contains("$(") || arg.value.contains('`')) {
                         self.opaque(
                             &arg.raw,
@@ -617,6 +832,9 @@ impl Analyzer {
                 }
             }
         }
+        if is_startup_variable(name) {
+            self.opaque(raw, "it sets a shell's startup file");
+        }
         let stores_code = values
             .iter()
             .any(|v| v.literal && (v.value.contains("$(") || v.value.contains('`')));
@@ -633,7 +851,7 @@ impl Analyzer {
     /// or write files, and records the simple command.
     fn command(
         &mut self,
-        argv: Vec<Arg>,
+        mut argv: Vec<Arg>,
         env: Vec<String>,
         dangerous_env: bool,
         stdin: Option<Stdin>,
@@ -645,6 +863,13 @@ impl Analyzer {
             views.push(format!("{} {}", env.join(" "), full));
         }
         views.push(full);
+        // What makes the command privileged, as written (`sudo -u x`,
+        // `LD_PRELOAD=y`): an allow rule must match it followed by the
+        // looked-through command, so a wrapper's rule never allows it.
+        let mut priv_prefix: Vec<String> = Vec::new();
+        if dangerous_env {
+            priv_prefix.push(env.join(" "));
+        }
         let mut start = 0usize;
         loop {
             let Some(name) = argv[start].exact() else {
@@ -654,101 +879,133 @@ impl Analyzer {
             };
             let rest = &argv[start + 1..];
             let skip = match basename(name) {
-                "timeout" => skip_timeout(rest),
-                "nice" => skip_options(rest, &["-n", "--adjustment"], true),
-                "nohup" | "builtin" => skip_options(rest, &[], false),
-                "stdbuf" => skip_options(
-                    rest,
-                    &["-i", "-o", "-e", "--input", "--output", "--error"],
-                    false,
-                ),
-                "setsid" => skip_options(rest, &[], false),
+                "timeout" => with_positional(strict_options(rest, &TIMEOUT)),
+                "nice" => strict_options(rest, &NICE).into(),
+                "nohup" | "builtin" | "busybox" => strict_options(rest, &NO_OPTIONS).into(),
+                "stdbuf" => strict_options(rest, &STDBUF).into(),
+                "setsid" => strict_options(rest, &SETSID).into(),
                 // `time -- cmd` runs cmd; the parser leaves the `--` as a word.
                 "--" => Skip::Inner(0),
-                "busybox" => skip_options(rest, &[], false),
-                "ionice" => {
-                    if rest.iter().any(|a| {
-                        matches!(
-                            a.value.as_str(),
-                            "-p" | "-P" | "-u" | "--pid" | "--pgid" | "--uid"
-                        )
-                    }) {
-                        Skip::NoCommand
-                    } else {
-                        skip_options(rest, &["-c", "-n", "--class", "--classdata"], false)
-                    }
-                }
-                "taskset" => {
-                    if rest
-                        .iter()
-                        .take_while(|a| a.value.starts_with('-'))
-                        .any(|a| {
-                            a.value == "--pid"
-                                || (!a.value.starts_with("--") && a.value.contains('p'))
-                        })
+                "ionice" => match strict_options(rest, &IONICE) {
+                    Ok((_, opts))
+                        if opts.iter().any(|(n, _)| {
+                            matches!(
+                                n.as_str(),
+                                "-p" | "-P" | "-u" | "--pid" | "--pgid" | "--uid"
+                            )
+                        }) =>
                     {
                         Skip::NoCommand
-                    } else {
-                        // Options, then the mask or CPU list, then the command.
-                        skip_positional(rest, &[])
                     }
-                }
-                "command" => {
-                    if rest
-                        .iter()
-                        .take_while(|a| a.value.starts_with('-'))
-                        .any(|a| a.value.contains('v') || a.value.contains('V'))
+                    other => other.into(),
+                },
+                "taskset" => match strict_options(rest, &TASKSET) {
+                    Ok((_, opts))
+                        if opts
+                            .iter()
+                            .any(|(n, _)| matches!(n.as_str(), "-p" | "--pid")) =>
                     {
                         Skip::NoCommand
-                    } else {
-                        skip_options(rest, &[], false)
                     }
-                }
-                "exec" => skip_options(rest, &["-a"], false),
+                    // Options, then the mask or CPU list, then the command.
+                    other => with_positional(other),
+                },
+                "command" => match strict_options(rest, &COMMAND) {
+                    Ok((_, opts))
+                        if opts.iter().any(|(n, _)| matches!(n.as_str(), "-v" | "-V")) =>
+                    {
+                        Skip::NoCommand
+                    }
+                    other => other.into(),
+                },
+                "exec" => strict_options(rest, &EXEC).into(),
                 "env" => self.skip_env(rest, &mut privileged),
-                "xargs" => skip_options(
-                    rest,
-                    &[
-                        "-I",
-                        "-L",
-                        "-n",
-                        "-P",
-                        "-s",
-                        "-d",
-                        "-E",
-                        "-a",
-                        "--arg-file",
-                        "--delimiter",
-                        "--max-args",
-                        "--max-procs",
-                        "--max-chars",
-                        "--max-lines",
-                        "--replace",
-                        "--eof",
-                        "--process-slot-var",
-                    ],
-                    false,
-                ),
-                "sudo" | "doas" => {
+                "xargs" => match strict_options(rest, &XARGS) {
+                    Ok((i, opts)) => {
+                        let replace = opts.iter().rev().find_map(|(n, v)| match n.as_str() {
+                            "-I" | "-i" | "--replace" => {
+                                Some(v.clone().unwrap_or_else(|| "{}".to_owned()))
+                            }
+                            _ => None,
+                        });
+                        let cmd_at = start + 1 + i;
+                        match replace {
+                            Some(r) if cmd_at < argv.len() => {
+                                let cmd = &argv[cmd_at];
+                                let shell_like = cmd.exact().is_some_and(|c| {
+                                    let b = basename(c);
+                                    SHELLS.contains(&b)
+                                        || FOREIGN_SHELLS.contains(&b)
+                                        || b == "eval"
+                                });
+                                if r.is_empty() || shell_like || cmd.value.contains(r.as_str()) {
+                                    Skip::Opaque(
+                                        "xargs puts its input into a shell or a command name",
+                                    )
+                                } else {
+                                    // Words holding the replacement are not known.
+                                    for w in &mut argv[cmd_at..] {
+                                        if w.value.contains(r.as_str()) {
+                                            w.literal = false;
+                                        }
+                                    }
+                                    Skip::Inner(i)
+                                }
+                            }
+                            _ => Ok::<_, &'static str>((i, opts)).into(),
+                        }
+                    }
+                    Err(why) => Skip::Opaque(why),
+                },
+                "sudo" => {
                     privileged = true;
-                    skip_options(
-                        rest,
-                        &[
-                            "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user",
-                            "--group",
-                        ],
-                        false,
-                    )
+                    strict_options(rest, &SUDO).into()
                 }
-                "time" => {
-                    let skip = skip_options(rest, &["-f", "--format", "-o", "--output"], false);
-                    self.time_output(rest);
-                    skip
+                "doas" => {
+                    privileged = true;
+                    strict_options(rest, &DOAS).into()
                 }
+                "time" => match strict_options(rest, &TIME) {
+                    Ok((i, opts)) => {
+                        for (n, v) in &opts {
+                            if let ("-o" | "--output", Some(target)) = (n.as_str(), v) {
+                                self.write(Arg::plain(target), "time -o");
+                            }
+                        }
+                        Ok::<_, &'static str>((i, opts)).into()
+                    }
+                    Err(why) => Skip::Opaque(why),
+                },
                 _ => break,
+            };
+            let skip = match skip {
+                Skip::Positional(n) => match argv.get(start + 1 + n) {
+                    None => Skip::NoCommand,
+                    Some(a) if plain_word(a).is_none() => {
+                        Skip::Opaque("a wrapper's argument is not a plain literal word")
+                    }
+                    Some(_) => Skip::Inner(n + 1),
+                },
+                other => other,
             };
             match skip {
                 Skip::Inner(n) if start + 1 + n < argv.len() => {
+                    let wrapper = argv[start].exact().map(basename).unwrap_or("");
+                    let own = &argv[start..start + 1 + n];
+                    if matches!(wrapper, "sudo" | "doas") {
+                        priv_prefix.push(render(own));
+                    } else if wrapper == "env" {
+                        let dangerous: Vec<Arg> = own[1..]
+                            .iter()
+                            .filter(|a| {
+                                assignment_name(a).is_some_and(|n| is_dangerous_variable(&n))
+                            })
+                            .cloned()
+                            .collect();
+                        if !dangerous.is_empty() {
+                            priv_prefix.push(render(&dangerous));
+                        }
+                    }
                     start += 1 + n;
                     views.push(render(&argv[start..]));
                 }
@@ -757,7 +1014,7 @@ impl Analyzer {
                     self.opaque_with_views(&text, views, why);
                     return;
                 }
-                Skip::Inner(_) | Skip::NoCommand => break,
+                Skip::Inner(_) | Skip::NoCommand | Skip::Positional(_) => break,
             }
         }
         let inner = &argv[start..];
@@ -776,13 +1033,38 @@ impl Analyzer {
         if views.last() != Some(&text) {
             views.push(text.clone());
         }
-        views.dedup();
-        let mut allow = Some(if privileged {
-            views[0].clone()
+        let allow_form = if privileged {
+            if priv_prefix.is_empty() {
+                // Privileged in a way we did not record: only as written.
+                views[0].clone()
+            } else {
+                format!("{} {}", priv_prefix.join(" "), text)
+            }
         } else {
             text.clone()
-        });
+        };
+        if !views.contains(&allow_form) {
+            views.push(allow_form.clone());
+        }
+        views.dedup();
+        let mut allow = Some(allow_form);
         let mut read_only = !privileged && !name.contains('/') && read_only(inner);
+        if SUBSCRIPT_COMMANDS.contains(&base.as_str())
+            && inner[1..]
+                .iter()
+                .any(|a| a.raw.contains('[') && a.raw.contains(['$', '`']))
+        {
+            self.opaque_with_views(&text, views, "an array subscript in it can run code");
+            return;
+        }
+        if base == "printf" && printf_sets_dangerous_variable(&inner[1..]) {
+            self.opaque_with_views(
+                &text,
+                views,
+                "it sets a variable that changes what later commands run",
+            );
+            return;
+        }
         match base.as_str() {
             b if SHELLS.contains(&b) => match self.shell(inner, stdin.as_ref()) {
                 ShellUse::Script => {
@@ -841,7 +1123,17 @@ impl Analyzer {
                     }
                 }
             }
-            "find" => read_only &= self.find(inner),
+            "find" => match self.find(inner) {
+                Some(ro) => read_only &= ro,
+                None => {
+                    self.opaque_with_views(
+                        &text,
+                        views,
+                        "find with an expression word that is not a plain literal",
+                    );
+                    return;
+                }
+            },
             "tee" => {
                 self.tee(inner);
                 if !privileged {
@@ -849,7 +1141,11 @@ impl Analyzer {
                 }
             }
             "cd" | "pushd" | "popd" => self.out.changes_dir = true,
-            "source" | "." if inner.get(1).is_some_and(|a| a.exact().is_none()) => {
+            "source" | "."
+                if inner
+                    .get(1)
+                    .is_some_and(|a| a.exact().is_none_or(reads_a_stream)) =>
+            {
                 self.opaque_with_views(&text, views, "it runs a script whose path is not literal");
                 return;
             }
@@ -922,80 +1218,99 @@ impl Analyzer {
     }
 
     fn skip_env(&mut self, rest: &[Arg], privileged: &mut bool) -> Skip {
+        const FLAGS: &[&str] = &[
+            "-i",
+            "--ignore-environment",
+            "-0",
+            "--null",
+            "-v",
+            "--debug",
+            "--list-signal-handling",
+            "--block-signal",
+            "--default-signal",
+            "--ignore-signal",
+        ];
         let mut i = 0;
         while i < rest.len() {
-            let Some(v) = rest[i].exact() else {
-                return Skip::Opaque("env with an argument that is not literal");
+            if assignment_name(&rest[i]).is_some() {
+                break;
+            }
+            let Some(v) = plain_word(&rest[i]) else {
+                return Skip::Opaque("env with an argument that is not a plain literal word");
             };
             if v == "--" {
                 i += 1;
                 break;
             }
-            if v == "-S" || v.starts_with("--split-string") || (v.starts_with("-S") && v.len() > 2)
-            {
+            if v == "-" {
+                // A lone `-` is `-i`, and ends the options.
+                i += 1;
+                break;
+            }
+            if !v.starts_with('-') {
+                break;
+            }
+            if v == "-S" || v.starts_with("--split-string") || v.starts_with("-S") {
                 return Skip::Opaque("env -S splits a string into a command");
             }
-            if v == "-C" || v == "--chdir" {
-                self.out.changes_dir = true;
-                i += 2;
-                continue;
-            }
-            if v.starts_with("--chdir=") || (v.starts_with("-C") && v.len() > 2) {
-                self.out.changes_dir = true;
+            if FLAGS.contains(&v) {
                 i += 1;
                 continue;
             }
-            if v == "-u" || v == "--unset" {
-                i += 2;
-                continue;
+            let (name, value) = match v {
+                "-C" | "--chdir" | "-u" | "--unset" => {
+                    let Some(value) = rest.get(i + 1) else {
+                        return Skip::NoCommand;
+                    };
+                    if plain_word(value).is_none() {
+                        return Skip::Opaque(
+                            "env with an argument that is not a plain literal word",
+                        );
+                    }
+                    i += 2;
+                    (v, true)
+                }
+                _ => {
+                    let attached = if v.starts_with("--") {
+                        v.split_once('=').map(|(n, _)| n)
+                    } else {
+                        v.get(..2)
+                    };
+                    match attached {
+                        Some(
+                            n @ ("-C" | "--chdir" | "-u" | "--unset" | "--block-signal"
+                            | "--default-signal" | "--ignore-signal"),
+                        ) => {
+                            i += 1;
+                            (n, true)
+                        }
+                        _ => return Skip::Opaque("env with an option we do not know"),
+                    }
+                }
+            };
+            if value && matches!(name, "-C" | "--chdir") {
+                self.out.changes_dir = true;
             }
-            if v.starts_with('-') && v.len() > 1 {
-                i += 1;
-                continue;
-            }
-            break;
         }
         // NAME=VALUE assignments.
         while i < rest.len() {
-            let v = &rest[i].value;
-            match v.split_once('=') {
-                Some((name, _))
-                    if !name.is_empty()
-                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
-                {
-                    if is_dangerous_variable(name) {
+            match assignment_name(&rest[i]) {
+                Some(name) if is_startup_variable(&name) => {
+                    return Skip::Opaque("it sets a shell's startup file");
+                }
+                Some(name) => {
+                    if is_dangerous_variable(&name) {
                         *privileged = true;
                     }
                     i += 1;
                 }
-                _ => break,
+                None => break,
             }
         }
         if i < rest.len() {
             Skip::Inner(i)
         } else {
             Skip::NoCommand
-        }
-    }
-
-    /// `time -o FILE` / `--output=FILE` writes FILE.
-    fn time_output(&mut self, rest: &[Arg]) {
-        let mut i = 0;
-        while i < rest.len() && rest[i].value.starts_with('-') {
-            let v = rest[i].value.as_str();
-            if v == "-o" || v == "--output" {
-                if let Some(target) = rest.get(i + 1) {
-                    self.write(target.clone(), "time -o");
-                }
-                i += 2;
-                continue;
-            }
-            if let Some(path) = v.strip_prefix("--output=") {
-                let mut a = rest[i].clone();
-                a.value = path.to_owned();
-                self.write(a, "time -o");
-            }
-            i += 1;
         }
     }
 
@@ -1015,15 +1330,17 @@ impl Analyzer {
                 if matches!(long, "version" | "help") {
                     return ShellUse::File;
                 }
-                i += if matches!(long, "rcfile" | "init-file") {
-                    2
-                } else {
-                    1
-                };
+                if matches!(long, "rcfile" | "init-file") {
+                    return ShellUse::Opaque("the shell reads a startup file");
+                }
+                i += 1;
                 continue;
             }
             if (v.starts_with('-') || v.starts_with('+')) && v.len() > 1 {
                 let flags = &v[1..];
+                if v.starts_with('-') && flags.contains('i') {
+                    return ShellUse::Opaque("an interactive shell reads startup files");
+                }
                 if v.starts_with('-') && flags.contains('c') {
                     command_mode = true;
                 }
@@ -1051,10 +1368,15 @@ impl Analyzer {
             };
         }
         if i < argv.len() && !stdin_mode {
-            if argv[i].exact().is_none() {
-                return ShellUse::Opaque("the shell runs a script whose path is not literal");
+            match argv[i].exact() {
+                None => {
+                    return ShellUse::Opaque("the shell runs a script whose path is not literal")
+                }
+                Some(path) if reads_a_stream(path) => {
+                    return ShellUse::Opaque("the shell reads a script from a stream")
+                }
+                Some(_) => return ShellUse::File,
             }
-            return ShellUse::File;
         }
         match stdin {
             Some(Stdin::Script(s)) => {
@@ -1068,8 +1390,46 @@ impl Analyzer {
 
     /// Walks `find`'s expression: `-exec CMD ;` commands become parts,
     /// `-delete` and `-fprint*` become writes. Returns whether it is read-only.
-    fn find(&mut self, argv: &[Arg]) -> bool {
+    fn find(&mut self, argv: &[Arg]) -> Option<bool> {
         let args = &argv[1..];
+        // Every word must be a plain literal: an expansion could become an
+        // action (`-delete`, `-exec`). A glob is fine when its first
+        // character is literal and cannot start an operator or an option;
+        // so is `~` or `~/path`.
+        let mut k = 0;
+        while k < args.len() {
+            let a = &args[k];
+            k += 1;
+            if let Some("-exec" | "-execdir" | "-ok" | "-okdir") = plain_word(a) {
+                // The command's words: each must have a known value (so the
+                // terminator is where it seems to be).
+                while k < args.len() {
+                    let w = &args[k];
+                    k += 1;
+                    if w.exact().is_none() || w.raw.contains("$'") {
+                        return None;
+                    }
+                    if matches!(w.value.as_str(), ";" | "+") {
+                        break;
+                    }
+                }
+                continue;
+            }
+            if plain_word(a).is_some() {
+                continue;
+            }
+            let r = a.raw.as_str();
+            let safe_glob = a.literal
+                && a.pattern
+                && !r.contains(['{', '$', '`', '\'', '"', '\\'])
+                && r.starts_with(|c: char| {
+                    c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_')
+                });
+            let tilde = (r == "~" || r.starts_with("~/")) && r[1..].bytes().all(is_plain_byte);
+            if !(safe_glob || tilde) {
+                return None;
+            }
+        }
         let mut i = 0;
         // Leading options -H -L -P, -D debugopts, -Olevel.
         while i < args.len() {
@@ -1106,7 +1466,18 @@ impl Analyzer {
                         end += 1;
                     }
                     if end > from {
-                        self.command(args[from..end].to_vec(), Vec::new(), false, None);
+                        let name = &args[from];
+                        if name.exact().is_none_or(|n| n.contains("{}")) {
+                            return None;
+                        }
+                        // Words holding `{}` get file names: not known.
+                        let mut words = args[from..end].to_vec();
+                        for w in &mut words {
+                            if w.value.contains("{}") {
+                                w.literal = false;
+                            }
+                        }
+                        self.command(words, Vec::new(), false, None);
                     }
                     i = end + 1;
                 }
@@ -1127,7 +1498,7 @@ impl Analyzer {
                 _ => i += 1,
             }
         }
-        read_only
+        Some(read_only)
     }
 
     /// `tee [options] FILE…` writes each FILE.
@@ -1418,48 +1789,273 @@ enum ShellUse {
     Opaque(&'static str),
 }
 
-/// Skips a wrapper's options. `with_value` lists options taking a separate
-/// value (`-n 5`; `--name=value` and `-n5` forms need no entry).
-/// `numeric_flag` accepts `-N` (nice's `-10`).
-fn skip_options(rest: &[Arg], with_value: &[&str], numeric_flag: bool) -> Skip {
+/// A wrapper's options: exact spellings only (no bundling, no abbreviated
+/// long options).
+struct OptSpec {
+    /// Options without a value.
+    flags: &'static [&'static str],
+    /// Options with a value: the next word, or attached (`-n5`, `--name=5`).
+    valued: &'static [&'static str],
+    /// Options whose value can only be attached (`-iR`, `--replace=R`).
+    optional: &'static [&'static str],
+    /// `-N` (nice's `-10`).
+    numeric: bool,
+}
+
+const NO_OPTIONS: OptSpec = OptSpec {
+    flags: &[],
+    valued: &[],
+    optional: &[],
+    numeric: false,
+};
+const TIMEOUT: OptSpec = OptSpec {
+    flags: &["--foreground", "--preserve-status", "-v", "--verbose"],
+    valued: &["-s", "--signal", "-k", "--kill-after"],
+    optional: &[],
+    numeric: false,
+};
+const NICE: OptSpec = OptSpec {
+    flags: &[],
+    valued: &["-n", "--adjustment"],
+    optional: &[],
+    numeric: true,
+};
+const STDBUF: OptSpec = OptSpec {
+    flags: &[],
+    valued: &["-i", "-o", "-e", "--input", "--output", "--error"],
+    optional: &[],
+    numeric: false,
+};
+const SETSID: OptSpec = OptSpec {
+    flags: &["-c", "--ctty", "-f", "--fork", "-w", "--wait"],
+    valued: &[],
+    optional: &[],
+    numeric: false,
+};
+const IONICE: OptSpec = OptSpec {
+    flags: &[
+        "-t", "--ignore", "-p", "-P", "-u", "--pid", "--pgid", "--uid",
+    ],
+    valued: &["-c", "-n", "--class", "--classdata"],
+    optional: &[],
+    numeric: false,
+};
+const TASKSET: OptSpec = OptSpec {
+    flags: &[
+        "-a",
+        "--all-tasks",
+        "-c",
+        "--cpu-list",
+        "-p",
+        "--pid",
+        "-pc",
+        "-cp",
+    ],
+    valued: &[],
+    optional: &[],
+    numeric: false,
+};
+const COMMAND: OptSpec = OptSpec {
+    flags: &["-p", "-v", "-V"],
+    valued: &[],
+    optional: &[],
+    numeric: false,
+};
+const EXEC: OptSpec = OptSpec {
+    flags: &["-c", "-l"],
+    valued: &["-a"],
+    optional: &[],
+    numeric: false,
+};
+const XARGS: OptSpec = OptSpec {
+    flags: &[
+        "-0",
+        "--null",
+        "-r",
+        "--no-run-if-empty",
+        "-t",
+        "--verbose",
+        "-p",
+        "--interactive",
+        "-x",
+        "--exit",
+        "-o",
+        "--open-tty",
+        "--show-limits",
+    ],
+    valued: &[
+        "-I",
+        "-L",
+        "-n",
+        "-P",
+        "-s",
+        "-d",
+        "-E",
+        "-a",
+        "--arg-file",
+        "--delimiter",
+        "--max-args",
+        "--max-procs",
+        "--max-chars",
+        "--process-slot-var",
+    ],
+    optional: &["-i", "-e", "-l", "--replace", "--eof", "--max-lines"],
+    numeric: false,
+};
+const SUDO: OptSpec = OptSpec {
+    flags: &[
+        "-A",
+        "--askpass",
+        "-b",
+        "--background",
+        "-E",
+        "-H",
+        "--set-home",
+        "-n",
+        "--non-interactive",
+        "-P",
+        "--preserve-groups",
+        "-S",
+        "--stdin",
+        "-B",
+        "--bell",
+        "-N",
+        "--no-update",
+        "-k",
+        "--reset-timestamp",
+    ],
+    valued: &[
+        "-u",
+        "--user",
+        "-g",
+        "--group",
+        "-C",
+        "--close-from",
+        "-D",
+        "--chdir",
+        "-p",
+        "--prompt",
+        "-r",
+        "--role",
+        "-t",
+        "--type",
+        "-U",
+        "--other-user",
+        "-T",
+        "--command-timeout",
+    ],
+    optional: &["--preserve-env"],
+    numeric: false,
+};
+const DOAS: OptSpec = OptSpec {
+    flags: &["-n"],
+    valued: &["-u"],
+    optional: &[],
+    numeric: false,
+};
+const TIME: OptSpec = OptSpec {
+    flags: &[
+        "-p",
+        "--portability",
+        "-a",
+        "--append",
+        "-v",
+        "--verbose",
+        "-q",
+        "--quiet",
+    ],
+    valued: &["-f", "--format", "-o", "--output"],
+    optional: &[],
+    numeric: false,
+};
+
+/// The variable an `env` argument assigns (`NAME=…`, the name literal as
+/// written), if it is an assignment.
+fn assignment_name(a: &Arg) -> Option<String> {
+    let text = if a.literal { &a.value } else { &a.raw };
+    let (name, _) = text.split_once('=')?;
+    (!name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then(|| name.to_owned())
+}
+
+/// A literal word with no expansion of any kind, not even `$'…'`.
+fn plain_word(a: &Arg) -> Option<&str> {
+    a.exact().filter(|_| !a.raw.contains(['$', '`']))
+}
+
+/// Options found: each option's name and its value.
+type Options = Vec<(String, Option<String>)>;
+
+/// Parses a wrapper's options strictly: returns where the operands start and
+/// the options, or why it cannot be analysed (an unknown option, a word
+/// that is not a plain literal).
+fn strict_options(rest: &[Arg], spec: &OptSpec) -> Result<(usize, Options), &'static str> {
+    let mut opts = Vec::new();
     let mut i = 0;
     while i < rest.len() {
-        let v = rest[i].value.as_str();
+        let Some(v) = plain_word(&rest[i]) else {
+            return Err("a wrapper's option is not a plain literal word");
+        };
         if v == "--" {
             i += 1;
             break;
         }
-        if !v.starts_with('-') || v.len() < 2 {
+        if !v.starts_with('-') || v == "-" {
             break;
         }
-        if numeric_flag && v[1..].bytes().all(|b| b.is_ascii_digit()) {
+        if spec.numeric && v[1..].bytes().all(|b| b.is_ascii_digit()) {
+            opts.push((v.to_owned(), None));
             i += 1;
             continue;
         }
-        if with_value.contains(&v) {
-            i += 2;
-        } else {
+        if spec.flags.contains(&v) || spec.optional.contains(&v) {
+            opts.push((v.to_owned(), None));
             i += 1;
+            continue;
+        }
+        if spec.valued.contains(&v) {
+            let Some(value) = rest.get(i + 1) else {
+                return Ok((rest.len(), opts));
+            };
+            let Some(value) = plain_word(value) else {
+                return Err("a wrapper's option value is not a plain literal word");
+            };
+            opts.push((v.to_owned(), Some(value.to_owned())));
+            i += 2;
+            continue;
+        }
+        let attached = if v.starts_with("--") {
+            v.split_once('=')
+        } else {
+            v.get(..2).map(|n| (n, &v[2..]))
+        };
+        match attached {
+            Some((n, value)) if spec.valued.contains(&n) || spec.optional.contains(&n) => {
+                opts.push((n.to_owned(), Some(value.to_owned())));
+                i += 1;
+            }
+            _ => return Err("a wrapper has an option we do not know"),
         }
     }
-    if i < rest.len() {
-        Skip::Inner(i)
-    } else {
-        Skip::NoCommand
+    Ok((i, opts))
+}
+
+impl From<Result<(usize, Options), &'static str>> for Skip {
+    fn from(r: Result<(usize, Options), &'static str>) -> Skip {
+        match r {
+            Ok((i, _)) => Skip::Inner(i),
+            Err(why) => Skip::Opaque(why),
+        }
     }
 }
 
-/// `timeout [options] DURATION COMMAND…`.
-fn skip_timeout(rest: &[Arg]) -> Skip {
-    skip_positional(rest, &["-s", "-k", "--signal", "--kill-after"])
-}
-
-/// Options, then one positional argument, then the command.
-fn skip_positional(rest: &[Arg], with_value: &[&str]) -> Skip {
-    match skip_options(rest, with_value, false) {
-        Skip::Inner(i) if i + 1 < rest.len() => Skip::Inner(i + 1),
-        Skip::Inner(_) | Skip::NoCommand => Skip::NoCommand,
-        other => other,
+/// Options, then one plain positional argument, then the command.
+fn with_positional(r: Result<(usize, Options), &'static str>) -> Skip {
+    match r {
+        Ok((i, _)) => Skip::Positional(i),
+        Err(why) => Skip::Opaque(why),
     }
 }
 
@@ -1475,28 +2071,42 @@ enum WatchUse {
     Opaque,
 }
 
+const WATCH: OptSpec = OptSpec {
+    flags: &[
+        "-b",
+        "--beep",
+        "-c",
+        "--color",
+        "-C",
+        "--no-color",
+        "-e",
+        "--errexit",
+        "-g",
+        "--chgexit",
+        "-p",
+        "--precise",
+        "-r",
+        "--no-rerun",
+        "-t",
+        "--no-title",
+        "-w",
+        "--no-wrap",
+        "-x",
+        "--exec",
+    ],
+    valued: &["-n", "--interval", "-q", "--equexit"],
+    optional: &["-d", "--differences"],
+    numeric: false,
+};
+
 fn watch_command(argv: &[Arg]) -> WatchUse {
     let rest = &argv[1..];
-    let mut exec = false;
-    let mut i = 0;
-    while i < rest.len() {
-        let v = rest[i].value.as_str();
-        if v == "--" {
-            i += 1;
-            break;
-        }
-        if !v.starts_with('-') || v.len() < 2 {
-            break;
-        }
-        if v == "-x" || v == "--exec" {
-            exec = true;
-        }
-        i += if matches!(v, "-n" | "--interval" | "-q" | "--equexit") {
-            2
-        } else {
-            1
-        };
-    }
+    let Ok((i, opts)) = strict_options(rest, &WATCH) else {
+        return WatchUse::Opaque;
+    };
+    let exec = opts
+        .iter()
+        .any(|(n, _)| matches!(n.as_str(), "-x" | "--exec"));
     let words = &rest[i.min(rest.len())..];
     if words.is_empty() {
         return WatchUse::Nothing;
