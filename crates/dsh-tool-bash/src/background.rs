@@ -81,13 +81,18 @@ struct Task {
 impl Tasks {
     /// Kills every task's processes and waits, up to `limit` in all, for them to die.
     pub(crate) fn kill_all_blocking(&self, limit: Duration) {
-        for task in self.tasks.values() {
-            task.shared.contained.kill_all();
+        let running: Vec<Arc<Contained>> = self
+            .tasks
+            .values()
+            .filter_map(|task| task.shared.contained())
+            .collect();
+        for contained in &running {
+            contained.kill_all();
         }
         let deadline = std::time::Instant::now() + limit;
-        for task in self.tasks.values() {
+        for contained in &running {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            task.shared.contained.kill_and_wait_blocking(left);
+            contained.kill_and_wait_blocking(left);
         }
     }
 
@@ -122,12 +127,22 @@ pub(crate) struct TaskShared {
     state: Mutex<TaskState>,
     /// Bumped on new output and on completion.
     changed: watch::Sender<u64>,
-    contained: Contained,
+    /// The task's processes; released (its cgroup back to the pool) once the
+    /// task has ended and every process of it is gone.
+    contained: Mutex<Option<Arc<Contained>>>,
 }
 
 impl TaskShared {
     fn lock(&self) -> MutexGuard<'_, TaskState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The task's containment while it runs.
+    fn contained(&self) -> Option<Arc<Contained>> {
+        self.contained
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn append(&self, raw: &[u8]) {
@@ -410,6 +425,7 @@ impl Executor {
             contained,
             ..
         } = inner.spawn(command, &cwd, inner.next_call(), Outputs::Merged)?;
+        let contained = Arc::new(contained);
         tasks.last_id = id.0;
 
         let spill = Spill::new(
@@ -424,7 +440,7 @@ impl Executor {
                 status: None,
             }),
             changed,
-            contained,
+            contained: Mutex::new(Some(Arc::clone(&contained))),
         });
         tasks.tasks.insert(
             id.0,
@@ -434,7 +450,7 @@ impl Executor {
             },
         );
         drop(tasks);
-        runtime.spawn(monitor(shared, child, receiver));
+        runtime.spawn(monitor(shared, contained, child, receiver));
         Ok(id)
     }
 
@@ -523,7 +539,9 @@ impl Executor {
             if shared.lock().status.is_some() {
                 break;
             }
-            shared.contained.kill_all();
+            if let Some(contained) = shared.contained() {
+                contained.kill_all();
+            }
             tokio::select! {
                 _ = changes.changed() => {}
                 _ = tokio::time::sleep(Duration::from_millis(20)) => {}
@@ -631,7 +649,12 @@ fn read_log(shared: &TaskShared, filter: Option<&Regex>, last_chance: bool) -> O
 
 /// Drives a task: pumps its output, and when its shell exits kills what it
 /// left behind, drains the pipe and records the status.
-async fn monitor(shared: Arc<TaskShared>, mut child: Proc, mut pipe: pipe::Receiver) {
+async fn monitor(
+    shared: Arc<TaskShared>,
+    contained: Arc<Contained>,
+    mut child: Proc,
+    mut pipe: pipe::Receiver,
+) {
     let mut buf = ReadBuf::new();
     let mut eof = false;
     let status = loop {
@@ -643,8 +666,8 @@ async fn monitor(shared: Arc<TaskShared>, mut child: Proc, mut pipe: pipe::Recei
             },
         }
     };
-    if !shared.contained.is_empty() {
-        shared.contained.kill_and_wait(KILL_WAIT).await;
+    if !contained.is_empty() {
+        contained.kill_and_wait(KILL_WAIT).await;
     }
     if !eof {
         let drain = async {
@@ -662,6 +685,14 @@ async fn monitor(shared: Arc<TaskShared>, mut child: Proc, mut pipe: pipe::Recei
         Err(_) => Exit::Signal(crate::sys::signal_name(crate::sys::SIGKILL)),
     };
     shared.finish(exit);
+    // Nothing of the task is left: give its cgroup (and descriptor) back now
+    // rather than when the finished task is evicted.
+    shared
+        .contained
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take();
+    drop(contained);
 }
 
 #[cfg(test)]

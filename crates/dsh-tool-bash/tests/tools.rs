@@ -484,3 +484,44 @@ fn defaults_are_the_documented_ones() {
     assert_eq!(config.max_background_tasks, 64);
     assert_eq!(config.max_wait, Duration::from_secs(30));
 }
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+#[tokio::test]
+async fn finished_background_tasks_give_back_their_resources() {
+    let dir = tempdir::Dir::new();
+    let executor = small_executor(&dir, 1000);
+    // Warm up (the cgroup pool, the runtime's own descriptors).
+    let warm = executor
+        .spawn_background("true", None, None)
+        .unwrap()
+        .to_string();
+    executor
+        .read_output(&warm, None, Some(Duration::from_secs(10)), None)
+        .await
+        .unwrap();
+    let before = open_fds();
+    for _ in 0..40 {
+        let task = executor
+            .spawn_background("echo x", None, None)
+            .unwrap()
+            .to_string();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while executor.task_exit(&task, None).unwrap().is_none() {
+            assert!(Instant::now() < deadline, "{task} did not finish");
+            executor
+                .read_output(&task, None, Some(Duration::from_secs(1)), None)
+                .await
+                .unwrap();
+        }
+    }
+    // Other tests of this binary run in parallel and open descriptors too;
+    // forty leaked cgroup handles would be far above this margin.
+    let after = open_fds();
+    assert!(
+        after < before + 20,
+        "{before} descriptors before, {after} after 40 tasks"
+    );
+}
