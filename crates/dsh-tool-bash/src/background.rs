@@ -210,6 +210,19 @@ impl TaskLog {
 
     fn push_raw(&mut self, raw: &[u8]) {
         self.spill.push(raw);
+        self.decode(|ansi, utf8, sink| ansi.strip(raw, |clean| utf8.feed(clean, &mut *sink)));
+    }
+
+    fn finish(&mut self) {
+        self.decode(|_, utf8, sink| utf8.finish(sink));
+    }
+
+    /// Runs `step` with the decoders and a sink that takes decoded text into
+    /// the ring and the head; notes replaced bytes for the next read.
+    fn decode(
+        &mut self,
+        step: impl FnOnce(&mut AnsiStripper, &mut Utf8Decoder, &mut dyn FnMut(&[u8])),
+    ) {
         let replacements = self.utf8.replacements();
         let Self {
             ansi,
@@ -223,47 +236,11 @@ impl TaskLog {
             ..
         } = self;
         let head_cap = head_budget(*max);
-        ansi.strip(raw, |clean| {
-            utf8.feed(clean, |text| {
-                push_text(
-                    text,
-                    recent,
-                    head,
-                    *head_valid && !*released,
-                    head_cap,
-                    total,
-                )
-            })
+        let keep_head = *head_valid && !*released;
+        step(ansi, utf8, &mut |text: &[u8]| {
+            push_text(text, recent, head, keep_head, head_cap, total)
         });
         // Every read whose text had bytes replaced gets the note.
-        if self.utf8.replacements() > replacements {
-            self.lossy_unread = true;
-        }
-    }
-
-    fn finish(&mut self) {
-        let replacements = self.utf8.replacements();
-        let Self {
-            utf8,
-            recent,
-            head,
-            head_valid,
-            total,
-            max,
-            released,
-            ..
-        } = self;
-        let head_cap = head_budget(*max);
-        utf8.finish(|text| {
-            push_text(
-                text,
-                recent,
-                head,
-                *head_valid && !*released,
-                head_cap,
-                total,
-            )
-        });
         if self.utf8.replacements() > replacements {
             self.lossy_unread = true;
         }
