@@ -446,14 +446,7 @@ impl PermissionPolicy {
 
     fn command_part_outcome(&self, part: &CommandPart, subject: &str) -> Outcome {
         let subject = subject.to_owned();
-        let any_view = |r: &Rule| {
-            r.tool() == SHELL_TOOL
-                && match r.matcher() {
-                    Matcher::Any => true,
-                    Matcher::Command(p) => part.views.iter().any(|v| p.matches(v)),
-                    Matcher::Path(_) => false,
-                }
-        };
+        let any_view = |r: &Rule| matches_any_view(r, &part.views);
         if let Some(o) = self.first_match(RuleList::Deny, &any_view, &subject) {
             return o;
         }
@@ -573,14 +566,7 @@ impl PermissionPolicy {
 
     fn opaque_part_outcome(&self, part: &OpaquePart, subject: &str) -> Outcome {
         let subject = subject.to_owned();
-        let deny = |r: &Rule| {
-            r.tool() == SHELL_TOOL
-                && match r.matcher() {
-                    Matcher::Any => true,
-                    Matcher::Command(p) => part.views.iter().any(|v| p.matches(v)),
-                    Matcher::Path(_) => false,
-                }
-        };
+        let deny = |r: &Rule| matches_any_view(r, &part.views);
         if let Some(o) = self.first_match(RuleList::Deny, &deny, &subject) {
             return o;
         }
@@ -653,6 +639,16 @@ impl PermissionPolicy {
             ),
         )
     }
+}
+
+/// Whether a bash rule matches any of a part's views (as written, looked through, …).
+fn matches_any_view(rule: &Rule, views: &[String]) -> bool {
+    rule.tool() == SHELL_TOOL
+        && match rule.matcher() {
+            Matcher::Any => true,
+            Matcher::Command(p) => views.iter().any(|v| p.matches(v)),
+            Matcher::Path(_) => false,
+        }
 }
 
 /// The evaluation plus what *allow always* / *reject always* would add.
