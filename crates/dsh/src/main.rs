@@ -99,22 +99,25 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             args,
             options,
         } => {
-            let (settings, cwd) = (load_settings(&options)?, resolve_cwd(&options)?);
-            let policy = policy_for(&settings, &options, cwd)?;
             let args: Value = match ToolArguments::from_raw(args) {
                 ToolArguments::Json(value) => value,
                 ToolArguments::Malformed { violation, .. } => {
                     return Err(UsageError(violation.to_string()))
                 }
             };
-            // The first-party tools' annotations count (e.g. read-only tools are allowed).
-            let pipeline = Pipeline::build(&PipelineOptions::default(), Approval::None)?;
+            // The same pipeline `dsh call` builds, so the tools' annotations
+            // (e.g. read-only tools are allowed) and the policy are the ones a call meets.
+            let pipeline = Pipeline::build(&options, Approval::None)?;
             let annotations = pipeline
                 .registry
                 .get(&tool)
                 .map(|t| t.annotations())
                 .unwrap_or_default();
-            let evaluation = policy.check_annotated(&tool, &args, &annotations);
+            let evaluation =
+                pipeline
+                    .permissions
+                    .policy()
+                    .check_annotated(&tool, &args, &annotations);
             print_json(&serde_json::to_value(&evaluation).unwrap_or_default());
             Ok(ExitCode::SUCCESS)
         }
@@ -188,6 +191,8 @@ fn read_arguments(args: Option<String>) -> Result<String, UsageError> {
 /// The registry with the first-party tools and the configured middleware.
 struct Pipeline {
     registry: ToolRegistry,
+    /// The permission middleware installed in `registry`.
+    permissions: PermissionMiddleware,
     /// Owns the bash processes and spill files.
     _executor: Executor,
 }
@@ -225,9 +230,10 @@ impl Pipeline {
             Approval::Yes => permissions.with_approver(ApproveAll),
             Approval::Terminal => permissions.with_approver(approve::TerminalApprover),
         };
-        registry.use_middleware(permissions).keep();
+        registry.use_middleware(permissions.clone()).keep();
         Ok(Pipeline {
             registry,
+            permissions,
             _executor: executor,
         })
     }
