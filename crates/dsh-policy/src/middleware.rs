@@ -116,7 +116,7 @@ impl Middleware for PermissionMiddleware {
         let Some(args) = exec.arguments.as_value() else {
             return Box::pin(async move { Ok(next.run(exec).await) });
         };
-        let read_only = tool.annotations().read_only;
+        let read_only = tool.annotations().is_read_only();
         let verdict = read(&self.state.policy).evaluate(&exec.name, args, read_only);
         let state = self.state.clone();
         Box::pin(async move {

@@ -301,7 +301,7 @@ impl PermissionPolicy {
         args: &Value,
         annotations: &ToolAnnotations,
     ) -> Evaluation {
-        self.evaluate(tool, args, annotations.read_only).evaluation
+        self.evaluate(tool, args, annotations.is_read_only()).evaluation
     }
 
     /// Every part's verdict, in source order: for a UI to show why, or to
@@ -312,7 +312,7 @@ impl PermissionPolicy {
         args: &Value,
         annotations: &ToolAnnotations,
     ) -> Vec<PartEvaluation> {
-        self.evaluate(tool, args, annotations.read_only).parts
+        self.evaluate(tool, args, annotations.is_read_only()).parts
     }
 
     pub(crate) fn evaluate(&self, tool: &str, args: &Value, read_only: bool) -> Verdict {

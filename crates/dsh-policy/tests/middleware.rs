@@ -44,7 +44,7 @@ impl ToolDefinition for Recorder {
 
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations {
-            read_only: self.read_only,
+            read_only: Some(self.read_only),
             ..ToolAnnotations::default()
         }
     }

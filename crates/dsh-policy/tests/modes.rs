@@ -12,10 +12,7 @@ fn policy(allow: &[&str], ask: &[&str], deny: &[&str], mode: Mode) -> Permission
 }
 
 fn read_only() -> ToolAnnotations {
-    ToolAnnotations {
-        read_only: true,
-        ..ToolAnnotations::default()
-    }
+    ToolAnnotations::read_only()
 }
 
 fn decide(p: &PermissionPolicy, tool: &str, args: Value, ro: bool) -> Decision {

@@ -213,10 +213,10 @@ impl Tool for BashTool {
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations {
             title: Some("Run a shell command".into()),
-            read_only: false,
-            destructive: true,
-            idempotent: false,
-            open_world: true,
+            read_only: Some(false),
+            destructive: Some(true),
+            idempotent: Some(false),
+            open_world: Some(true),
         }
     }
 
@@ -325,7 +325,8 @@ impl Tool for BashOutputTool {
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations {
             title: Some("Read background task output".into()),
-            read_only: true,
+            read_only: Some(true),
+            open_world: Some(false),
             ..ToolAnnotations::default()
         }
     }
@@ -389,8 +390,10 @@ impl Tool for BashKillTool {
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations {
             title: Some("Stop a background task".into()),
-            destructive: true,
-            idempotent: true,
+            read_only: Some(false),
+            destructive: Some(true),
+            idempotent: Some(true),
+            open_world: Some(false),
             ..ToolAnnotations::default()
         }
     }

@@ -206,23 +206,104 @@ impl ToolExecutionResult {
     }
 }
 
-/// Host-only hints about a tool. Never sent to a model.
+/// Hints about a tool's behaviour, for the host and its policy: never part of
+/// a model request. The fields and their wire names are MCP's tool
+/// annotations (`readOnlyHint`, …), so an MCP server or proxy maps them
+/// exactly, absent included.
+///
+/// An absent hint means what MCP says it means: not read-only, **destructive**
+/// (when not read-only), not idempotent, and **open-world**. Read them through
+/// the accessors ([`ToolAnnotations::is_destructive`], …), which apply those
+/// defaults. Like MCP clients, treat hints from a tool you do not trust as
+/// untrusted.
+///
+/// ```
+/// use dsh_tools::ToolAnnotations;
+///
+/// let hints = ToolAnnotations::default();
+/// assert!(!hints.is_read_only());
+/// assert!(hints.is_destructive());
+/// assert!(hints.is_open_world());
+/// assert_eq!(serde_json::to_value(&hints).unwrap(), serde_json::json!({}));
+///
+/// let reader = ToolAnnotations::read_only().with_title("Read a file");
+/// assert_eq!(
+///     serde_json::to_value(&reader).unwrap(),
+///     serde_json::json!({"title": "Read a file", "readOnlyHint": true})
+/// );
+/// assert!(!reader.is_destructive());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
     /// A human-readable title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// The tool does not change its environment.
-    #[serde(default)]
-    pub read_only: bool,
-    /// The tool may destroy data (meaningful when not read-only).
-    #[serde(default)]
-    pub destructive: bool,
-    /// Calling it twice with the same arguments has no further effect.
-    #[serde(default)]
-    pub idempotent: bool,
-    /// The tool talks to an open world (the network).
-    #[serde(default)]
-    pub open_world: bool,
+    /// The tool does not change its environment. Absent: `false`.
+    #[serde(
+        rename = "readOnlyHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub read_only: Option<bool>,
+    /// The tool may destroy or overwrite data; meaningful only when it is not
+    /// read-only. Absent: `true`.
+    #[serde(
+        rename = "destructiveHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub destructive: Option<bool>,
+    /// Calling it twice with the same arguments has no further effect;
+    /// meaningful only when it is not read-only. Absent: `false`.
+    #[serde(
+        rename = "idempotentHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub idempotent: Option<bool>,
+    /// The tool reaches an open world (the network, other people's systems)
+    /// rather than a closed one (a local store). Absent: `true`.
+    #[serde(
+        rename = "openWorldHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub open_world: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// Hints for a tool that changes nothing: `readOnlyHint: true`.
+    pub fn read_only() -> Self {
+        ToolAnnotations {
+            read_only: Some(true),
+            ..ToolAnnotations::default()
+        }
+    }
+
+    /// Sets the title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Whether the tool changes nothing (absent: `false`).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.unwrap_or(false)
+    }
+
+    /// Whether the tool may destroy data: never for a read-only tool, else
+    /// the hint (absent: `true`).
+    pub fn is_destructive(&self) -> bool {
+        !self.is_read_only() && self.destructive.unwrap_or(true)
+    }
+
+    /// Whether repeating a call has no further effect (absent: `false`).
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent.unwrap_or(false)
+    }
+
+    /// Whether the tool reaches an open world (absent: `true`).
+    pub fn is_open_world(&self) -> bool {
+        self.open_world.unwrap_or(true)
+    }
 }

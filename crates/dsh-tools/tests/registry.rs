@@ -406,10 +406,10 @@ fn schemas_are_an_ordered_snapshot_without_host_fields() {
                 )
                 .with_annotations(ToolAnnotations {
                     title: Some("Secret title".into()),
-                    read_only: true,
-                    destructive: true,
-                    idempotent: true,
-                    open_world: true,
+                    read_only: Some(true),
+                    destructive: Some(true),
+                    idempotent: Some(true),
+                    open_world: Some(true),
                 })
                 .with_timeout(Duration::from_secs(9))
                 .concurrency_safe(),
