@@ -232,13 +232,20 @@ impl ToolRegistry {
     /// an explicit allowlist (name, description, parameters, and `strict` for
     /// OpenAI strict mode). Nothing host-only is in it.
     pub fn schemas(&self, dialect: Dialect) -> Vec<ToolSchema> {
-        let tools: Vec<(u64, Arc<dyn ToolDefinition>)> = read(&self.inner.tools)
+        self.definitions()
+            .iter()
+            .map(|t| t.schema(dialect))
+            .collect()
+    }
+
+    /// The registered definitions, in registration order.
+    pub(crate) fn definitions(&self) -> Vec<Arc<dyn ToolDefinition>> {
+        let mut tools: Vec<(u64, Arc<dyn ToolDefinition>)> = read(&self.inner.tools)
             .values()
             .map(|e| (e.id, e.tool.clone()))
             .collect();
-        let mut tools = tools;
         tools.sort_unstable_by_key(|(id, _)| *id);
-        tools.iter().map(|(_, t)| t.schema(dialect)).collect()
+        tools.into_iter().map(|(_, t)| t).collect()
     }
 
     /// Tools added and removed from now on. A receiver that falls more than
