@@ -45,7 +45,7 @@
 //! let permissions = PermissionMiddleware::new(policy)
 //!     .with_approver(FnApprover(|_req| async { ApprovalAnswer::AllowOnce }));
 //! let registry = ToolRegistry::new();
-//! registry.use_middleware(permissions.clone()).keep();
+//! registry.use_middleware(permissions.clone());
 //! // Later, e.g. when the user approves a plan:
 //! permissions.set_mode(Mode::AcceptEdits);
 //! ```

@@ -110,7 +110,7 @@ fn denial(verdict: &Verdict) -> ToolError {
 
 impl Middleware for PermissionMiddleware {
     fn handle(&self, exec: ToolExecution, next: Next) -> BoxFuture<'static, MiddlewareResult> {
-        let Some(tool) = next.registry().get(&exec.name) else {
+        let Some(tool) = next.tool(&exec.name) else {
             return Box::pin(async move { Ok(next.run(exec).await) });
         };
         let Some(args) = exec.arguments.as_value() else {

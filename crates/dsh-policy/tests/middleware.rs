@@ -115,10 +115,9 @@ impl Harness {
                     read_only,
                     runs: runs.clone(),
                 })
-                .unwrap()
-                .keep();
+                .unwrap();
         }
-        registry.use_middleware(permissions.clone()).keep();
+        registry.use_middleware(permissions.clone());
         Harness {
             registry,
             permissions,

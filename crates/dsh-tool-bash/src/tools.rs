@@ -5,8 +5,8 @@ use crate::error::{ErrorKind, ExecError};
 use crate::executor::{Executor, ExecutorConfig, RunRequest};
 use dsh_tools::{
     ContentBlock, ErrorCode, TerminalExit, Tool, ToolAnnotations, ToolArgs, ToolCallKind,
-    ToolCallPresentation, ToolContext, ToolError, ToolExecutionResult, ToolHandle, ToolRegistry,
-    ToolResultPresentation, ToolTerminal,
+    ToolCallPresentation, ToolContext, ToolError, ToolExecutionResult, ToolRegistry,
+    ToolResultPresentation, ToolTerminal, TypedTool,
 };
 use serde::Deserialize;
 use std::path::Path;
@@ -153,7 +153,7 @@ impl Tool for BashTool {
                 "started background task {task}"
             ))]);
         }
-        let mut request = RunRequest::new(args.command).cancel(ctx.cancel);
+        let mut request = RunRequest::new(args.command).cancel(ctx.cancel_token());
         if let Some(dir) = args.workdir {
             request = request.workdir(dir);
         }
@@ -399,18 +399,20 @@ impl Tool for BashKillTool {
     }
 }
 
-/// Registers `bash`, `bash_output` and `bash_kill` over one executor.
+/// Registers `bash`, `bash_output` and `bash_kill` over one executor, for
+/// the registry's lifetime.
 ///
 /// # Errors
 /// `DUPLICATE_TOOL` when one of the names is taken (nothing is registered then).
-pub fn register_bash_tools(
-    registry: &ToolRegistry,
-    executor: &Executor,
-) -> Result<[ToolHandle; 3], ToolError> {
-    let bash = registry.register_tool(BashTool::new(executor.clone()))?;
-    let output = registry.register_tool(BashOutputTool::new(executor.clone()))?;
-    let kill = registry.register_tool(BashKillTool::new(executor.clone()))?;
-    Ok([bash, output, kill])
+pub fn register_bash_tools(registry: &ToolRegistry, executor: &Executor) -> Result<(), ToolError> {
+    // Scoped until all three are in, so a failure leaves none behind.
+    let bash = registry.register_scoped(TypedTool::new(BashTool::new(executor.clone())))?;
+    let output = registry.register_scoped(TypedTool::new(BashOutputTool::new(executor.clone())))?;
+    let kill = registry.register_scoped(TypedTool::new(BashKillTool::new(executor.clone())))?;
+    for handle in [bash, output, kill] {
+        handle.keep();
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -17,9 +17,7 @@ fn setup() -> (ToolRegistry, Executor, tempdir::Dir) {
     };
     let executor = Executor::new(config).unwrap();
     let registry = ToolRegistry::new();
-    for handle in register_bash_tools(&registry, &executor).unwrap() {
-        handle.keep();
-    }
+    register_bash_tools(&registry, &executor).unwrap();
     (registry, executor, dir)
 }
 
@@ -274,9 +272,7 @@ async fn cancelling_a_call_through_the_registry_kills_its_daemon() {
 #[tokio::test]
 async fn a_timeout_middleware_does_not_cut_in_before_the_bash_timeout() {
     let (registry, _executor, _dir) = setup();
-    registry
-        .use_middleware(TimeoutMiddleware::new(Duration::from_millis(20)))
-        .keep();
+    registry.use_middleware(TimeoutMiddleware::new(Duration::from_millis(20)));
     let result = call(
         &registry,
         "bash",
@@ -454,9 +450,7 @@ async fn no_timeout_applies_to_background_tasks() {
     })
     .unwrap();
     let registry = ToolRegistry::new();
-    for handle in register_bash_tools(&registry, &executor).unwrap() {
-        handle.keep();
-    }
+    register_bash_tools(&registry, &executor).unwrap();
     let started = call(
         &registry,
         "bash",

@@ -31,12 +31,9 @@ fn registry() -> ToolRegistry {
     let registry = ToolRegistry::new();
     registry
         .register(define_tool("add", "Adds two integers.", add))
-        .unwrap()
-        .keep();
+        .unwrap();
     for _ in 0..3 {
-        registry
-            .use_fn(|exec, next| async move { Ok(next.run(exec).await) })
-            .keep();
+        registry.use_fn(|exec, next| async move { Ok(next.run(exec).await) });
     }
     registry
 }

@@ -45,7 +45,7 @@ async fn main() {
         },
     )
     .concurrency_safe();
-    registry.register(list_dir).expect("fresh registry").keep();
+    registry.register(list_dir).expect("fresh registry");
     let word_count = define_tool(
         "word_count",
         "Counts the words of a text.",
@@ -56,22 +56,15 @@ async fn main() {
         },
     )
     .concurrency_safe();
-    registry
-        .register(word_count)
-        .expect("fresh registry")
-        .keep();
-    registry
-        .use_middleware(TimeoutMiddleware::new(Duration::from_secs(10)))
-        .keep();
+    registry.register(word_count).expect("fresh registry");
+    registry.use_middleware(TimeoutMiddleware::new(Duration::from_secs(10)));
     // A tiny log middleware, as a closure.
-    registry
-        .use_fn(|exec, next| async move {
-            eprintln!("-> {} {}", exec.name, exec.arguments.to_value());
-            let result = next.run(exec).await;
-            eprintln!("<- {} error={}", result.call_id, result.is_error);
-            Ok(result)
-        })
-        .keep();
+    registry.use_fn(|exec, next| async move {
+        eprintln!("-> {} {}", exec.name, exec.arguments.to_value());
+        let result = next.run(exec).await;
+        eprintln!("<- {} error={}", result.call_id, result.is_error);
+        Ok(result)
+    });
 
     println!("== tools sent to the model (openai-strict)");
     println!(

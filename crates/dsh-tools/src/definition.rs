@@ -258,7 +258,7 @@ impl<T: Tool> ToolDefinition for TypedTool<T> {
 ///         Ok(vec![ContentBlock::text(args.text)])
 ///     }))
 ///     .unwrap()
-///     .keep();
+///     ;
 /// ```
 pub fn define_tool<A, F, Fut>(
     name: impl Into<String>,

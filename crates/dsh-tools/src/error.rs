@@ -15,6 +15,8 @@ pub enum ErrorCode {
     UnknownTool,
     /// A tool of that name is already registered.
     DuplicateTool,
+    /// A tool's name is not what model providers accept (`^[a-zA-Z0-9_-]{1,64}$`).
+    InvalidToolName,
     /// A tool's schema is inconsistent (a default or enum value that does not fit its type).
     InvalidSchema,
     /// The tool body failed without a more specific code.
@@ -46,6 +48,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgs => "INVALID_ARGS",
             ErrorCode::UnknownTool => "UNKNOWN_TOOL",
             ErrorCode::DuplicateTool => "DUPLICATE_TOOL",
+            ErrorCode::InvalidToolName => "INVALID_TOOL_NAME",
             ErrorCode::InvalidSchema => "INVALID_SCHEMA",
             ErrorCode::ToolError => "TOOL_ERROR",
             ErrorCode::ToolPanicked => "TOOL_PANICKED",
@@ -67,6 +70,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgs => "ToolArgsError",
             ErrorCode::UnknownTool => "ToolNotFoundError",
             ErrorCode::DuplicateTool => "DuplicateToolError",
+            ErrorCode::InvalidToolName => "InvalidToolNameError",
             ErrorCode::InvalidSchema => "InvalidSchemaError",
             ErrorCode::ToolError => "ToolError",
             ErrorCode::ToolPanicked => "ToolPanickedError",
@@ -150,3 +154,93 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+/// The message of an error and of every error that caused it:
+/// `cannot open config: permission denied`.
+fn chain_message(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        // Some errors repeat their source in their own message.
+        if !message.ends_with(&cause_text) {
+            message.push_str(": ");
+            message.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+impl ToolError {
+    /// A `TOOL_ERROR` from any error, its causes appended (`a: b: c`).
+    ///
+    /// ```
+    /// use dsh_tools::{ErrorCode, ToolError};
+    ///
+    /// fn read_config(path: &str) -> Result<String, ToolError> {
+    ///     Ok(std::fs::read_to_string(path)?)
+    /// }
+    /// let err = read_config("/nonexistent/config").unwrap_err();
+    /// assert_eq!(err.code(), ErrorCode::ToolError);
+    /// assert!(err.message().starts_with("No such file or directory"));
+    /// ```
+    pub fn from_error(err: &(dyn std::error::Error + 'static)) -> Self {
+        Self::msg(chain_message(err))
+    }
+}
+
+/// `?` on the errors tool bodies and middleware meet most: each becomes
+/// `TOOL_ERROR` with the error's message (and its causes).
+macro_rules! from_errors {
+    ($($t:ty),* $(,)?) => {$(
+        impl From<$t> for ToolError {
+            fn from(err: $t) -> Self {
+                ToolError::from_error(&err)
+            }
+        }
+    )*};
+}
+
+from_errors!(
+    std::io::Error,
+    serde_json::Error,
+    std::fmt::Error,
+    std::num::ParseIntError,
+    std::num::ParseFloatError,
+    std::str::Utf8Error,
+    std::string::FromUtf8Error,
+);
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        ToolError::msg(message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        ToolError::msg(message)
+    }
+}
+
+impl From<Box<dyn std::error::Error + Send + Sync + 'static>> for ToolError {
+    fn from(err: Box<dyn std::error::Error + Send + Sync + 'static>) -> Self {
+        ToolError::from_error(err.as_ref())
+    }
+}
+
+impl From<Box<dyn std::error::Error + 'static>> for ToolError {
+    fn from(err: Box<dyn std::error::Error + 'static>) -> Self {
+        ToolError::from_error(err.as_ref())
+    }
+}
+
+/// `?` on an `anyhow::Error` (with the `anyhow` feature): `TOOL_ERROR` with
+/// its whole context chain.
+#[cfg(feature = "anyhow")]
+impl From<anyhow::Error> for ToolError {
+    fn from(err: anyhow::Error) -> Self {
+        ToolError::msg(format!("{err:#}"))
+    }
+}

@@ -51,6 +51,35 @@ impl ToolArguments {
     }
 }
 
+/// A call's arguments as presenters read them: a parsed [`Value`], or the
+/// [`ToolArguments`] of a call as they are (no clone either way).
+pub trait CallArguments {
+    /// The parsed arguments, or `None` when the model's text was not JSON.
+    fn as_json(&self) -> Option<&Value>;
+    /// The arguments for a generic display: the value, or the raw text.
+    fn to_display(&self) -> Value;
+}
+
+impl CallArguments for Value {
+    fn as_json(&self) -> Option<&Value> {
+        Some(self)
+    }
+
+    fn to_display(&self) -> Value {
+        self.clone()
+    }
+}
+
+impl CallArguments for ToolArguments {
+    fn as_json(&self) -> Option<&Value> {
+        self.as_value()
+    }
+
+    fn to_display(&self) -> Value {
+        self.to_value()
+    }
+}
+
 impl From<Value> for ToolArguments {
     fn from(value: Value) -> Self {
         ToolArguments::Json(value)
@@ -83,12 +112,13 @@ pub struct ToolExecution {
     pub arguments: ToolArguments,
     /// The agent on whose behalf the call runs.
     pub agent: Option<String>,
-    /// Fires to abort the call.
-    pub cancel: CancellationToken,
+    /// Fires to abort the call; `None` when nobody can abort it (then the
+    /// call costs no token and no cancellation race).
+    pub cancel: Option<CancellationToken>,
 }
 
 impl ToolExecution {
-    /// A call with a fresh cancellation token and no agent.
+    /// A call with no agent and no cancellation token.
     pub fn new(
         call_id: impl Into<String>,
         name: impl Into<String>,
@@ -99,7 +129,7 @@ impl ToolExecution {
             name: name.into(),
             arguments: arguments.into(),
             agent: None,
-            cancel: CancellationToken::new(),
+            cancel: None,
         }
     }
 
@@ -109,10 +139,16 @@ impl ToolExecution {
         self
     }
 
-    /// Sets the cancellation token.
+    /// Sets the cancellation token: firing it aborts the call.
     pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
-        self.cancel = cancel;
+        self.cancel = Some(cancel);
         self
+    }
+
+    /// The call's token, created if it has none (for a middleware that
+    /// must be able to stop the call it passes on).
+    pub fn cancel_token(&mut self) -> &CancellationToken {
+        self.cancel.get_or_insert_with(CancellationToken::new)
     }
 }
 
@@ -125,8 +161,46 @@ pub struct ToolContext {
     pub name: String,
     /// The agent on whose behalf the call runs.
     pub agent: Option<String>,
-    /// Fires when the call is aborted or times out.
-    pub cancel: CancellationToken,
+    /// Fires when the call is aborted or times out; `None` when nothing can
+    /// abort it. Read it through [`ToolContext::cancelled`] and friends.
+    pub cancel: Option<CancellationToken>,
+}
+
+impl ToolContext {
+    /// A context for calling a body directly (tests, benches): no agent, no token.
+    pub fn new(call_id: impl Into<String>, name: impl Into<String>) -> Self {
+        ToolContext {
+            call_id: call_id.into(),
+            name: name.into(),
+            agent: None,
+            cancel: None,
+        }
+    }
+
+    /// Whether the call has been aborted (or timed out).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// Completes when the call is aborted; never, when nothing can abort it.
+    ///
+    /// # Cancel safety
+    /// Cancel safe, as [`CancellationToken::cancelled`] is.
+    pub async fn cancelled(&self) {
+        match &self.cancel {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// A token that fires when the call is aborted, to hand to code that
+    /// takes one (an executor, a child task); one that never fires when
+    /// nothing can abort the call.
+    pub fn cancel_token(&self) -> CancellationToken {
+        self.cancel.clone().unwrap_or_default()
+    }
 }
 
 /// Machine-routable error structure on a failed result.

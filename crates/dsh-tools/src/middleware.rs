@@ -18,28 +18,65 @@
 //! | rewrite | change `exec` (e.g. its arguments), then `next.run(exec)` |
 //! | veto | return a result (or `Err`) without calling `next` |
 //!
-//! `Next::run` takes `self`, so a call can never be dispatched twice.
+//! `Next::run` takes `self`, so a call can never be dispatched twice, and its
+//! future always yields a result: an inner layer's `Err`, an inner panic (in
+//! its synchronous part or its future), an abort or a timeout reach every
+//! outer layer as a failed result, so a logging layer or a post-call hook sees
+//! every outcome.
 //!
 //! | write it as … | when |
 //! |---|---|
 //! | a closure, [`ToolRegistry::use_fn`](crate::ToolRegistry::use_fn) | small, stateless or `Arc`-captured state |
 //! | an `impl Middleware` | configuration, state, reuse across registries |
+//!
+//! # Why it is built this way
+//!
+//! Each call takes one snapshot of the registry's tables (tools and layers,
+//! swapped as a whole when either changes), so the chain a call runs and the
+//! tool it dispatches to are looked up once, without locks after the first
+//! read. The panic boundary sits in [`NextFuture`], once per layer, which
+//! costs nothing unless something panics; and the only cancellation race of a
+//! call is the registry's own (none at all when the call has no token).
 
+use crate::content::ContentBlock;
+use crate::definition::ToolDefinition;
 use crate::error::{ErrorCode, ToolError};
-use crate::execution::{ToolExecution, ToolExecutionResult};
-use crate::registry::ToolRegistry;
-use futures::future::{self, BoxFuture, Either, FutureExt};
+use crate::execution::{ToolArguments, ToolContext, ToolExecution, ToolExecutionResult};
+use futures::future::BoxFuture;
+use std::any::Any;
+use std::collections::HashMap;
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 /// What a middleware returns: a result, or an error the registry turns into one.
 pub type MiddlewareResult = Result<ToolExecutionResult, ToolError>;
 
+/// The future a [`Middleware`] returns.
+pub type MiddlewareFuture = BoxFuture<'static, MiddlewareResult>;
+
 /// One layer of the chain.
+///
+/// ```
+/// use dsh_tools::{Middleware, MiddlewareFuture, Next, ToolError, ToolExecution};
+///
+/// /// Refuses every call to tools whose name starts with `admin_`.
+/// struct NoAdmin;
+///
+/// impl Middleware for NoAdmin {
+///     fn handle(&self, exec: ToolExecution, next: Next) -> MiddlewareFuture {
+///         Box::pin(async move {
+///             if exec.name.starts_with("admin_") {
+///                 return Err(ToolError::msg("admin tools are off"));
+///             }
+///             Ok(next.run(exec).await)
+///         })
+///     }
+/// }
+/// ```
 pub trait Middleware: Send + Sync + 'static {
     /// Handles one call; call `next.run(exec)` to go on, or return to veto.
     ///
@@ -47,19 +84,59 @@ pub trait Middleware: Send + Sync + 'static {
     /// what it needs from `self` (keep shared state behind an `Arc`).
     /// An `Err` becomes a failed result with the error's code and the model's
     /// call id, so `?` works in a middleware.
-    fn handle(&self, exec: ToolExecution, next: Next) -> BoxFuture<'static, MiddlewareResult>;
+    fn handle(&self, exec: ToolExecution, next: Next) -> MiddlewareFuture;
 }
 
-/// The rest of the chain after one middleware. Not `Clone`: run it at most once.
-pub struct Next {
-    pub(crate) chain: Arc<[Arc<dyn Middleware>]>,
-    pub(crate) index: usize,
-    pub(crate) registry: ToolRegistry,
-    pub(crate) call: Arc<CallShared>,
+/// FNV-1a: tool names are short and chosen by the host, so a fast
+/// non-keyed hash is fine and beats SipHash on the per-call lookup.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct NameHasher(u64);
+
+impl std::hash::Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+pub(crate) type NameMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<NameHasher>>;
+
+#[derive(Clone)]
+pub(crate) struct ToolEntry {
+    pub(crate) id: u64,
+    pub(crate) tool: Arc<dyn ToolDefinition>,
+}
+
+#[derive(Clone)]
+pub(crate) struct LayerEntry {
+    pub(crate) id: u64,
+    pub(crate) layer: Arc<dyn Middleware>,
+}
+
+/// What a call runs against: the tools and the layers, as one immutable
+/// snapshot. A change to the registry publishes a new one; calls in flight
+/// keep theirs.
+#[derive(Clone, Default)]
+pub(crate) struct Tables {
+    pub(crate) tools: NameMap<ToolEntry>,
+    pub(crate) layers: Vec<LayerEntry>,
 }
 
 /// What the layers of one call share: one allocation per call.
-pub(crate) struct CallShared {
+pub(crate) struct CallState {
+    pub(crate) tables: Arc<Tables>,
     /// The model's call id, for results the registry makes (a middleware's
     /// `Err`, a panic, an abort): always the id the model sent.
     pub(crate) call_id: String,
@@ -67,34 +144,50 @@ pub(crate) struct CallShared {
     pub(crate) dispatched: AtomicBool,
 }
 
+/// The rest of the chain after one middleware. Not `Clone`: run it at most once.
+pub struct Next {
+    state: Arc<CallState>,
+    index: usize,
+}
+
 impl Next {
-    /// Runs the rest of the chain and the tool. Never fails: every outcome is a result.
-    pub fn run(self, exec: ToolExecution) -> NextFuture {
-        match self.chain.get(self.index).cloned() {
-            Some(layer) => {
-                let call = self.call.clone();
-                let next = Next {
-                    chain: self.chain,
-                    index: self.index + 1,
-                    registry: self.registry,
-                    call: self.call,
-                };
-                NextFuture {
-                    inner: NextInner::Layer {
-                        future: layer.handle(exec, next),
-                        call,
-                    },
-                }
-            }
-            None => NextFuture {
-                inner: NextInner::Dispatch(self.registry.dispatch(exec, self.call)),
-            },
-        }
+    pub(crate) fn first(state: Arc<CallState>) -> Next {
+        Next { state, index: 0 }
     }
 
-    /// The registry the call runs in (e.g. to read the tool's annotations).
-    pub fn registry(&self) -> &ToolRegistry {
-        &self.registry
+    /// Runs the rest of the chain and the tool. Never fails: every outcome,
+    /// an inner panic included, is a result.
+    pub fn run(self, exec: ToolExecution) -> NextFuture {
+        let Next { state, index } = self;
+        let inner = match state.tables.layers.get(index) {
+            Some(entry) => {
+                let next = Next {
+                    state: state.clone(),
+                    index: index + 1,
+                };
+                // A panic in the layer's synchronous part is this layer's
+                // outcome, which the caller (the outer layer) must see.
+                match catch_unwind(AssertUnwindSafe(|| entry.layer.handle(exec, next))) {
+                    Ok(future) => NextInner::Layer(future),
+                    Err(payload) => {
+                        NextInner::Done(Some(middleware_panicked(&state.call_id, payload.as_ref())))
+                    }
+                }
+            }
+            None => dispatch(exec, &state),
+        };
+        NextFuture { inner, state }
+    }
+
+    /// The tool of that name in the registry as this call sees it (e.g. to
+    /// read its annotations or its timeout).
+    pub fn tool(&self, name: &str) -> Option<&Arc<dyn ToolDefinition>> {
+        self.state.tables.tools.get(name).map(|e| &e.tool)
+    }
+
+    /// The id the model gave the call, whatever a layer did to `exec.call_id`.
+    pub fn call_id(&self) -> &str {
+        &self.state.call_id
     }
 }
 
@@ -102,14 +195,18 @@ impl Next {
 #[must_use = "futures do nothing unless awaited"]
 pub struct NextFuture {
     inner: NextInner,
+    state: Arc<CallState>,
 }
 
 enum NextInner {
-    Layer {
-        future: BoxFuture<'static, MiddlewareResult>,
-        call: Arc<CallShared>,
+    Layer(MiddlewareFuture),
+    Body {
+        future: BoxFuture<'static, Result<Vec<ContentBlock>, ToolError>>,
+        cancel: Option<tokio_util::sync::CancellationToken>,
     },
-    Dispatch(BoxFuture<'static, ToolExecutionResult>),
+    /// Decided without a future (a veto by dispatch, a panic in `handle`);
+    /// `None` once taken.
+    Done(Option<ToolExecutionResult>),
 }
 
 impl Future for NextFuture {
@@ -117,15 +214,126 @@ impl Future for NextFuture {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
         // Every field is Unpin (boxed futures and Arcs), so NextFuture is too.
-        match &mut self.get_mut().inner {
-            NextInner::Layer { future, call } => {
-                future.as_mut().poll(cx).map(|outcome| match outcome {
-                    Ok(result) => result,
-                    Err(err) => ToolExecutionResult::from_error(call.call_id.as_str(), &err),
-                })
+        let this = self.get_mut();
+        let call_id = this.state.call_id.as_str();
+        match &mut this.inner {
+            NextInner::Layer(future) => {
+                match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                    Ok(Poll::Pending) => Poll::Pending,
+                    Ok(Poll::Ready(Ok(result))) => Poll::Ready(result),
+                    Ok(Poll::Ready(Err(err))) => {
+                        Poll::Ready(ToolExecutionResult::from_error(call_id, &err))
+                    }
+                    Err(payload) => Poll::Ready(middleware_panicked(call_id, payload.as_ref())),
+                }
             }
-            NextInner::Dispatch(future) => future.as_mut().poll(cx),
+            NextInner::Body { future, cancel } => {
+                let polled = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
+                // Checked on every wake-up, after the body had its poll (so a
+                // cooperative body sees its token fire): when the registry's
+                // race or a timeout sees the token fire, it polls the chain
+                // once more, and this turns the call into `ABORTED`, which
+                // then passes back through every layer. A body that noticed
+                // the cancellation and returned was still aborted.
+                if cancel
+                    .as_ref()
+                    .is_some_and(tokio_util::sync::CancellationToken::is_cancelled)
+                {
+                    return Poll::Ready(aborted_result(call_id, true));
+                }
+                match polled {
+                    Ok(Poll::Pending) => Poll::Pending,
+                    Ok(Poll::Ready(Ok(content))) => {
+                        Poll::Ready(ToolExecutionResult::ok(call_id, content))
+                    }
+                    Ok(Poll::Ready(Err(err))) => {
+                        Poll::Ready(ToolExecutionResult::from_error(call_id, &err))
+                    }
+                    Err(payload) => Poll::Ready(ToolExecutionResult::failure(
+                        call_id,
+                        ErrorCode::ToolPanicked,
+                        format!("tool panicked: {}", panic_message(payload.as_ref())),
+                    )),
+                }
+            }
+            NextInner::Done(result) => match result.take() {
+                Some(result) => Poll::Ready(result),
+                None => Poll::Ready(ToolExecutionResult::failure(
+                    call_id,
+                    ErrorCode::ToolError,
+                    "the result of this layer was already taken (a NextFuture polled after it finished)",
+                )),
+            },
         }
+    }
+}
+
+/// The innermost step: look up, check the arguments' JSON, run the body.
+fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
+    let done = |result| NextInner::Done(Some(result));
+    let call_id = &state.call_id;
+    let Some(entry) = state.tables.tools.get(exec.name.as_str()) else {
+        return done(ToolExecutionResult::failure(
+            call_id.as_str(),
+            ErrorCode::UnknownTool,
+            format!("unknown tool \"{}\"", exec.name),
+        ));
+    };
+    let args = match exec.arguments {
+        ToolArguments::Json(value) => value,
+        ToolArguments::Malformed { violation, .. } => {
+            return done(ToolExecutionResult::from_error(
+                call_id.as_str(),
+                &ToolError::invalid_args(vec![*violation]),
+            ));
+        }
+    };
+    if exec.cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+        return done(aborted_result(call_id, false));
+    }
+    state.dispatched.store(true, Ordering::Release);
+    let ctx = ToolContext {
+        call_id: call_id.clone(),
+        name: exec.name,
+        agent: exec.agent,
+        cancel: exec.cancel.clone(),
+    };
+    let tool = entry.tool.clone();
+    // The body's synchronous part (validation, decoding) runs at the first
+    // poll, inside the panic boundary of `NextFuture`.
+    NextInner::Body {
+        future: Box::pin(async move { tool.execute(args, ctx).await }),
+        cancel: exec.cancel,
+    }
+}
+
+pub(crate) fn aborted_result(call_id: &str, dispatched: bool) -> ToolExecutionResult {
+    if dispatched {
+        ToolExecutionResult::failure(call_id, ErrorCode::Aborted, "tool call aborted")
+    } else {
+        ToolExecutionResult::failure(
+            call_id,
+            ErrorCode::AbortedBeforeDispatch,
+            "tool call aborted before dispatch",
+        )
+    }
+}
+
+fn middleware_panicked(call_id: &str, payload: &(dyn Any + Send)) -> ToolExecutionResult {
+    ToolExecutionResult::failure(
+        call_id,
+        ErrorCode::ToolPanicked,
+        format!("a middleware panicked: {}", panic_message(payload)),
+    )
+}
+
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic payload".to_owned()
     }
 }
 
@@ -137,68 +345,7 @@ where
     F: Fn(ToolExecution, Next) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = MiddlewareResult> + Send + 'static,
 {
-    fn handle(&self, exec: ToolExecution, next: Next) -> BoxFuture<'static, MiddlewareResult> {
+    fn handle(&self, exec: ToolExecution, next: Next) -> MiddlewareFuture {
         Box::pin((self.0)(exec, next))
-    }
-}
-
-/// Turns an overrun into `TOOL_TIMEOUT` (`Error: tool call timed out after Nms`).
-///
-/// The deadline is the tool's own [`timeout`](crate::ToolDefinition::timeout),
-/// else the default given here; with neither, the call runs unbounded. On
-/// overrun the call's cancellation token fires (so a cooperative body can
-/// clean up) and the rest of the chain is dropped.
-#[derive(Debug, Clone, Default)]
-pub struct TimeoutMiddleware {
-    default: Option<Duration>,
-}
-
-impl TimeoutMiddleware {
-    /// With a default deadline for tools that declare none.
-    pub fn new(default: Duration) -> Self {
-        TimeoutMiddleware {
-            default: Some(default),
-        }
-    }
-
-    /// Only tools that declare a timeout are bounded.
-    pub fn tool_declared_only() -> Self {
-        TimeoutMiddleware { default: None }
-    }
-}
-
-impl Middleware for TimeoutMiddleware {
-    fn handle(&self, mut exec: ToolExecution, next: Next) -> BoxFuture<'static, MiddlewareResult> {
-        let deadline = next
-            .registry()
-            .get(&exec.name)
-            .and_then(|tool| tool.timeout())
-            .or(self.default);
-        Box::pin(async move {
-            let Some(deadline) = deadline else {
-                return Ok(next.run(exec).await);
-            };
-            // A child token: firing it on timeout stops the body, not the caller's other calls.
-            let cancel = exec.cancel.child_token();
-            exec.cancel = cancel.clone();
-            let mut run = next.run(exec);
-            let sleep = std::pin::pin!(tokio::time::sleep(deadline));
-            match future::select(&mut run, sleep).await {
-                Either::Left((result, _)) => Ok(result),
-                Either::Right(_) => {
-                    // Fire the token first and give the chain one more poll, so a
-                    // cooperative body sees the cancellation before it is dropped.
-                    cancel.cancel();
-                    let _ = (&mut run).now_or_never();
-                    Err(ToolError::new(
-                        ErrorCode::ToolTimeout,
-                        format!(
-                            "tool call timed out after {}ms",
-                            deadline.as_millis().max(1)
-                        ),
-                    ))
-                }
-            }
-        })
     }
 }

@@ -11,15 +11,15 @@
 
 use crate::definition::{Tool, ToolDefinition, ToolSchema, TypedTool};
 use crate::error::{ErrorCode, ToolError};
-use crate::execution::{ToolArguments, ToolContext, ToolExecution, ToolExecutionResult};
-use crate::middleware::{CallShared, FnMiddleware, Middleware, MiddlewareResult, Next};
+use crate::execution::{CallArguments, ToolExecution, ToolExecutionResult};
+use crate::middleware::{
+    aborted_result, CallState, FnMiddleware, LayerEntry, Middleware, MiddlewareResult, Next,
+    Tables, ToolEntry,
+};
 use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
 use crate::schema::Dialect;
-use futures::future::{self, BoxFuture, Either, FutureExt};
+use futures::future::{self, Either, FutureExt};
 use futures::StreamExt;
-use serde_json::Value;
-use std::any::Any;
-use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -38,47 +38,10 @@ pub enum RegistryChange {
     Removed(String),
 }
 
-/// FNV-1a: tool names are short and chosen by the host, so a fast
-/// non-keyed hash is fine and beats SipHash on the per-call lookup.
-#[derive(Default, Clone, Copy)]
-struct NameHasher(u64);
-
-impl std::hash::Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = hash;
-    }
-}
-
-type NameMap<V> = HashMap<String, V, std::hash::BuildHasherDefault<NameHasher>>;
-
-struct ToolEntry {
-    id: u64,
-    tool: Arc<dyn ToolDefinition>,
-}
-
-struct MiddlewareEntry {
-    id: u64,
-    layer: Arc<dyn Middleware>,
-}
-
 struct Inner {
-    tools: RwLock<NameMap<ToolEntry>>,
-    middleware: RwLock<Vec<MiddlewareEntry>>,
-    /// The chain as `execute` reads it: rebuilt on every change, cloned per call.
-    chain: RwLock<Arc<[Arc<dyn Middleware>]>>,
+    /// What calls run against, swapped as a whole on every change; a call
+    /// clones the `Arc` once and needs no lock after that.
+    tables: RwLock<Arc<Tables>>,
     next_id: AtomicU64,
     batch_concurrency: AtomicUsize,
     changes: broadcast::Sender<RegistryChange>,
@@ -96,7 +59,7 @@ struct Inner {
 ///
 /// # tokio_test_block_on(async {
 /// let registry = ToolRegistry::new();
-/// let _add = registry
+/// registry
 ///     .register(define_tool("add", "Adds two integers.", |args: Add, _| async move {
 ///         Ok(vec![ContentBlock::text((args.a + args.b).to_string())])
 ///     }))
@@ -126,7 +89,7 @@ impl Default for ToolRegistry {
 
 fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     // A poisoned lock only means a panic elsewhere while holding it; the data
-    // (a map or a list) is still consistent, so keep serving.
+    // (a snapshot pointer) is still consistent, so keep serving.
     lock.read().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -134,14 +97,22 @@ fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
     lock.write().unwrap_or_else(|e| e.into_inner())
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic payload".to_owned()
+/// What providers accept as a tool name: `^[a-zA-Z0-9_-]{1,64}$`.
+fn check_tool_name(name: &str) -> Result<(), ToolError> {
+    let valid = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if valid {
+        return Ok(());
     }
+    Err(ToolError::new(
+        ErrorCode::InvalidToolName,
+        format!(
+            "invalid tool name {name:?}: a tool name must match ^[a-zA-Z0-9_-]{{1,64}}$ \
+             (1 to 64 ASCII letters, digits, '_' or '-'), which is what model providers accept"
+        ),
+    ))
 }
 
 impl ToolRegistry {
@@ -149,9 +120,7 @@ impl ToolRegistry {
     pub fn new() -> Self {
         ToolRegistry {
             inner: Arc::new(Inner {
-                tools: RwLock::new(NameMap::default()),
-                middleware: RwLock::new(Vec::new()),
-                chain: RwLock::new(Arc::from(Vec::new())),
+                tables: RwLock::new(Arc::new(Tables::default())),
                 next_id: AtomicU64::new(1),
                 batch_concurrency: AtomicUsize::new(DEFAULT_BATCH_CONCURRENCY),
                 changes: broadcast::channel(256).0,
@@ -163,29 +132,67 @@ impl ToolRegistry {
         self.inner.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Registers a tool.
+    /// The snapshot calls run against.
+    fn tables(&self) -> Arc<Tables> {
+        read(&self.inner.tables).clone()
+    }
+
+    /// Changes the tables: in place when no call holds the current snapshot,
+    /// else on a copy that the next calls see. Returns what `change` returns;
+    /// anything it takes out is dropped by the caller, after the lock (a
+    /// tool's or a layer's `Drop` may use this registry).
+    fn update<R>(&self, change: impl FnOnce(&mut Tables) -> R) -> R {
+        let mut tables = write(&self.inner.tables);
+        change(Arc::make_mut(&mut tables))
+    }
+
+    /// Registers a tool for the registry's lifetime (or until
+    /// [`ToolRegistry::unregister`]).
     ///
     /// # Errors
-    /// `DUPLICATE_TOOL` (`tool "NAME" is already registered`), or
-    /// `INVALID_SCHEMA` when a default or enum value does not fit its property.
-    pub fn register(&self, tool: impl ToolDefinition) -> Result<ToolHandle, ToolError> {
+    /// `DUPLICATE_TOOL` (`tool "NAME" is already registered`);
+    /// `INVALID_TOOL_NAME` when the name is not what providers accept
+    /// (`^[a-zA-Z0-9_-]{1,64}$`); `INVALID_SCHEMA` when a default or enum
+    /// value does not fit its property, or when the schema the tool reports
+    /// names another tool (the model would call a name dispatch does not know).
+    pub fn register(&self, tool: impl ToolDefinition) -> Result<(), ToolError> {
         self.register_arc(Arc::new(tool))
     }
 
-    /// Registers a typed [`Tool`].
+    /// Registers a typed [`Tool`] for the registry's lifetime.
     ///
     /// # Errors
     /// As [`ToolRegistry::register`].
-    pub fn register_tool<T: Tool>(&self, tool: T) -> Result<ToolHandle, ToolError> {
+    pub fn register_tool<T: Tool>(&self, tool: T) -> Result<(), ToolError> {
         self.register(TypedTool::new(tool))
     }
 
-    /// Registers a shared definition.
+    /// Registers a tool for as long as the returned handle lives: dropping
+    /// it (or [`ToolHandle::unregister`]) removes the tool.
     ///
     /// # Errors
     /// As [`ToolRegistry::register`].
-    pub fn register_arc(&self, tool: Arc<dyn ToolDefinition>) -> Result<ToolHandle, ToolError> {
+    pub fn register_scoped(&self, tool: impl ToolDefinition) -> Result<ToolHandle, ToolError> {
+        let (id, name) = self.insert(Arc::new(tool))?;
+        Ok(ToolHandle {
+            registry: Arc::downgrade(&self.inner),
+            name,
+            id,
+        })
+    }
+
+    /// Registers a shared definition for the registry's lifetime.
+    ///
+    /// # Errors
+    /// As [`ToolRegistry::register`].
+    pub fn register_arc(&self, tool: Arc<dyn ToolDefinition>) -> Result<(), ToolError> {
+        self.insert(tool).map(|_| ())
+    }
+
+    /// Checks and inserts a tool; returns its registration id and name.
+    fn insert(&self, tool: Arc<dyn ToolDefinition>) -> Result<(u64, String), ToolError> {
         let name = tool.name().to_owned();
+        check_tool_name(&name)?;
         if let Some(spec) = tool.spec() {
             spec.check().map_err(|v| {
                 ToolError::new(
@@ -194,38 +201,60 @@ impl ToolRegistry {
                 )
             })?;
         }
+        let schema_name = tool.schema(Dialect::Mcp).name;
+        if schema_name != name {
+            return Err(ToolError::new(
+                ErrorCode::InvalidSchema,
+                format!(
+                    "tool \"{name}\" reports the name \"{schema_name}\" in its schema: \
+                     the model would call a name that dispatch does not know"
+                ),
+            ));
+        }
         let id = self.next_id();
-        {
-            let mut tools = write(&self.inner.tools);
-            if tools.contains_key(&name) {
+        self.update(|tables| {
+            if tables.tools.contains_key(&name) {
                 return Err(ToolError::new(
                     ErrorCode::DuplicateTool,
                     format!("tool \"{name}\" is already registered"),
                 ));
             }
-            tools.insert(name.clone(), ToolEntry { id, tool });
+            tables.tools.insert(name.clone(), ToolEntry { id, tool });
             // Sent under the lock, so events arrive in the order of the changes.
             let _ = self.inner.changes.send(RegistryChange::Added(name.clone()));
-        }
-        Ok(ToolHandle {
-            registry: Arc::downgrade(&self.inner),
-            name,
-            id,
-            armed: true,
+            Ok((id, name))
         })
+    }
+
+    /// Unregisters the tool of that name; `false` when there is none.
+    pub fn unregister(&self, name: &str) -> bool {
+        let removed = self.update(|tables| {
+            let removed = tables.tools.remove(name);
+            if removed.is_some() {
+                let _ = self
+                    .inner
+                    .changes
+                    .send(RegistryChange::Removed(name.to_owned()));
+            }
+            removed
+        });
+        removed.is_some()
     }
 
     /// The tool of that name.
     pub fn get(&self, name: &str) -> Option<Arc<dyn ToolDefinition>> {
-        read(&self.inner.tools).get(name).map(|e| e.tool.clone())
+        read(&self.inner.tables)
+            .tools
+            .get(name)
+            .map(|e| e.tool.clone())
     }
 
     /// The names of the registered tools, in registration order.
     pub fn names(&self) -> Vec<String> {
-        let tools = read(&self.inner.tools);
-        let mut entries: Vec<_> = tools.iter().map(|(n, e)| (e.id, n.clone())).collect();
+        let tables = self.tables();
+        let mut entries: Vec<_> = tables.tools.iter().map(|(n, e)| (e.id, n)).collect();
         entries.sort_unstable();
-        entries.into_iter().map(|(_, n)| n).collect()
+        entries.into_iter().map(|(_, n)| n.clone()).collect()
     }
 
     /// The model-facing schemas, in registration order: a snapshot, built by
@@ -240,12 +269,10 @@ impl ToolRegistry {
 
     /// The registered definitions, in registration order.
     pub(crate) fn definitions(&self) -> Vec<Arc<dyn ToolDefinition>> {
-        let mut tools: Vec<(u64, Arc<dyn ToolDefinition>)> = read(&self.inner.tools)
-            .values()
-            .map(|e| (e.id, e.tool.clone()))
-            .collect();
-        tools.sort_unstable_by_key(|(id, _)| *id);
-        tools.into_iter().map(|(_, t)| t).collect()
+        let tables = self.tables();
+        let mut tools: Vec<&ToolEntry> = tables.tools.values().collect();
+        tools.sort_unstable_by_key(|e| e.id);
+        tools.into_iter().map(|e| e.tool.clone()).collect()
     }
 
     /// Tools added and removed from now on. A receiver that falls more than
@@ -254,56 +281,51 @@ impl ToolRegistry {
         self.inner.changes.subscribe()
     }
 
-    /// Publishes a new chain and returns the old one, which the caller drops
-    /// after releasing its locks (a layer's `Drop` may use this registry).
-    fn rebuild_chain(&self, middleware: &[MiddlewareEntry]) -> Arc<[Arc<dyn Middleware>]> {
-        let chain: Arc<[Arc<dyn Middleware>]> =
-            middleware.iter().map(|e| e.layer.clone()).collect();
-        std::mem::replace(&mut *write(&self.inner.chain), chain)
+    fn add_middleware(&self, layer: Arc<dyn Middleware>, front: bool) -> u64 {
+        let id = self.next_id();
+        self.update(|tables| {
+            let entry = LayerEntry { id, layer };
+            if front {
+                tables.layers.insert(0, entry);
+            } else {
+                tables.layers.push(entry);
+            }
+        });
+        id
     }
 
-    fn add_middleware(&self, layer: Arc<dyn Middleware>, front: bool) -> MiddlewareHandle {
-        let id = self.next_id();
-        let mut list = write(&self.inner.middleware);
-        let entry = MiddlewareEntry { id, layer };
-        if front {
-            list.insert(0, entry);
-        } else {
-            list.push(entry);
-        }
-        let old_chain = self.rebuild_chain(&list);
-        drop(list);
-        drop(old_chain);
+    /// Adds a middleware inside those already added (the first added is
+    /// outermost), for the registry's lifetime.
+    pub fn use_middleware(&self, layer: impl Middleware) {
+        self.add_middleware(Arc::new(layer), false);
+    }
+
+    /// Adds a middleware outside all others, for the registry's lifetime.
+    pub fn use_middleware_first(&self, layer: impl Middleware) {
+        self.add_middleware(Arc::new(layer), true);
+    }
+
+    /// Adds a middleware inside those already added, for as long as the
+    /// returned handle lives.
+    pub fn use_middleware_scoped(&self, layer: impl Middleware) -> MiddlewareHandle {
+        let id = self.add_middleware(Arc::new(layer), false);
         MiddlewareHandle {
             registry: Arc::downgrade(&self.inner),
             id,
-            armed: true,
         }
     }
 
-    /// Adds a middleware inside those already added (the first added is outermost).
-    pub fn use_middleware(&self, layer: impl Middleware) -> MiddlewareHandle {
-        self.add_middleware(Arc::new(layer), false)
-    }
-
-    /// Adds a middleware outside all others.
-    pub fn use_middleware_first(&self, layer: impl Middleware) -> MiddlewareHandle {
-        self.add_middleware(Arc::new(layer), true)
-    }
-
-    /// Adds a closure as a middleware (innermost so far).
+    /// Adds a closure as a middleware (innermost so far), for the registry's lifetime.
     ///
     /// ```
     /// # use dsh_tools::ToolRegistry;
     /// let registry = ToolRegistry::new();
-    /// registry
-    ///     .use_fn(|exec, next| async move {
-    ///         let result = next.run(exec).await;
-    ///         Ok(result)
-    ///     })
-    ///     .keep();
+    /// registry.use_fn(|exec, next| async move {
+    ///     let result = next.run(exec).await;
+    ///     Ok(result)
+    /// });
     /// ```
-    pub fn use_fn<F, Fut>(&self, f: F) -> MiddlewareHandle
+    pub fn use_fn<F, Fut>(&self, f: F)
     where
         F: Fn(ToolExecution, Next) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = MiddlewareResult> + Send + 'static,
@@ -322,111 +344,51 @@ impl ToolRegistry {
     ///
     /// Never fails and never panics: a tool error, an unknown tool, invalid
     /// arguments, a panic, a cancellation or a timeout each become a result
-    /// with `isError` and a code. On cancellation the result is returned at
-    /// once, whether or not the body cooperates: `ABORTED_BEFORE_DISPATCH`
-    /// before the body started, `ABORTED` after.
+    /// with `isError` and a code, and that result passes back through every
+    /// middleware. The result's `callId` is always the one the model sent,
+    /// whatever a middleware did to `exec.call_id` or to the result.
+    ///
+    /// On cancellation the result is returned at once, whether or not the
+    /// body cooperates: `ABORTED_BEFORE_DISPATCH` before the body started,
+    /// `ABORTED` after. A call whose token already fired still runs the
+    /// chain (so logging layers and hooks see it); only dispatch is skipped.
     ///
     /// Must run inside a Tokio runtime with time enabled when a
     /// [`TimeoutMiddleware`](crate::TimeoutMiddleware) is installed.
+    ///
+    /// # Cancel safety
+    /// Dropping the future drops the call (the body's future with it).
     pub async fn execute(&self, exec: ToolExecution) -> ToolExecutionResult {
         let cancel = exec.cancel.clone();
-        let call = Arc::new(CallShared {
+        let state = Arc::new(CallState {
+            tables: self.tables(),
             call_id: exec.call_id.clone(),
             dispatched: AtomicBool::new(false),
         });
-        let chain = read(&self.inner.chain).clone();
-        let next = Next {
-            chain,
-            index: 0,
-            registry: self.clone(),
-            call: call.clone(),
-        };
-        // The outermost layer's `handle` runs inside the first poll, so a panic
-        // in its synchronous part is caught too.
-        let run = AssertUnwindSafe(async move { next.run(exec).await }).catch_unwind();
-        let run = std::pin::pin!(run);
-        let outcome = if cancel.is_cancelled() {
-            None
-        } else {
-            // The chain is polled first, so a result it produces on the same
-            // wake-up as the cancellation (e.g. `ABORTED` from dispatch,
-            // passed back through the middleware) wins.
-            let cancelled = std::pin::pin!(cancel.cancelled());
-            match future::select(run, cancelled).await {
-                Either::Left((outcome, _)) => Some(outcome),
-                Either::Right(((), mut run)) => (&mut run).now_or_never(),
-            }
-        };
-        match outcome {
-            Some(Ok(result)) => result,
-            Some(Err(payload)) => ToolExecutionResult::failure(
-                call.call_id.as_str(),
-                ErrorCode::ToolPanicked,
-                format!("a middleware panicked: {}", panic_message(payload.as_ref())),
-            ),
-            None => aborted(
-                call.call_id.clone(),
-                call.dispatched.load(Ordering::Acquire),
-            ),
-        }
-    }
-
-    /// The innermost step: look up, validate, run the body.
-    pub(crate) fn dispatch(
-        &self,
-        exec: ToolExecution,
-        call: Arc<CallShared>,
-    ) -> BoxFuture<'static, ToolExecutionResult> {
-        let tool = self.get(&exec.name);
-        Box::pin(async move {
-            // Results carry the id the model sent, even if a middleware rewrote `exec.call_id`.
-            let call_id = call.call_id.clone();
-            let Some(tool) = tool else {
-                return ToolExecutionResult::failure(
-                    call_id,
-                    ErrorCode::UnknownTool,
-                    format!("unknown tool \"{}\"", exec.name),
-                );
-            };
-            let args = match exec.arguments {
-                ToolArguments::Json(value) => value,
-                ToolArguments::Malformed { violation, .. } => {
-                    return ToolExecutionResult::from_error(
-                        call_id,
-                        &ToolError::invalid_args(vec![*violation]),
-                    );
+        let mut run = Next::first(state.clone()).run(exec);
+        let mut result = match cancel {
+            None => run.await,
+            Some(cancel) => {
+                // The chain is polled first, so a result it produces on the
+                // same wake-up as the cancellation (e.g. `ABORTED` from
+                // dispatch, passed back through the middleware) wins; once
+                // the token fired, the chain gets one more poll to say so.
+                let cancelled = std::pin::pin!(cancel.cancelled());
+                match future::select(&mut run, cancelled).await {
+                    Either::Left((result, _)) => result,
+                    Either::Right(((), _)) => match (&mut run).now_or_never() {
+                        Some(result) => result,
+                        None => {
+                            aborted_result(&state.call_id, state.dispatched.load(Ordering::Acquire))
+                        }
+                    },
                 }
-            };
-            if exec.cancel.is_cancelled() {
-                return aborted(call_id, false);
             }
-            call.dispatched.store(true, Ordering::Release);
-            let ctx = ToolContext {
-                call_id: call_id.clone(),
-                name: exec.name,
-                agent: exec.agent,
-                cancel: exec.cancel.clone(),
-            };
-            let body =
-                AssertUnwindSafe(async move { tool.execute(args, ctx).await }).catch_unwind();
-            let body = std::pin::pin!(body);
-            let cancelled = std::pin::pin!(exec.cancel.cancelled());
-            let outcome = match future::select(body, cancelled).await {
-                // A body that noticed the cancellation and returned was still aborted.
-                Either::Left(_) if exec.cancel.is_cancelled() => return aborted(call_id, true),
-                Either::Left((outcome, _)) => outcome,
-                Either::Right(_) => return aborted(call_id, true),
-            };
-            match outcome {
-                Ok(Ok(content)) => ToolExecutionResult::ok(call_id, content),
-                Ok(Err(err)) => ToolExecutionResult::from_error(call_id, &err),
-                Err(payload) => ToolExecutionResult::failure(
-                    call_id,
-                    ErrorCode::ToolPanicked,
-                    format!("tool panicked: {}", panic_message(payload.as_ref())),
-                ),
-            }
-        })
+        };
+        if result.call_id != state.call_id {
+            result.call_id.clone_from(&state.call_id);
+        }
+        result
     }
 
     /// Runs a model turn's calls. Consecutive concurrency-safe calls run in
@@ -474,15 +436,23 @@ impl ToolRegistry {
     }
 
     /// How to show a pending call: the tool's presenter, or the generic
-    /// presentation when the tool is unknown, has none, returns `None` or panics.
-    pub fn present_call(&self, name: &str, args: &Value) -> ToolCallPresentation {
-        self.get(name)
-            .and_then(|tool| {
-                std::panic::catch_unwind(AssertUnwindSafe(|| tool.present_call(args)))
+    /// presentation when the tool is unknown, has none, returns `None`, panics
+    /// or the arguments are not JSON.
+    ///
+    /// `args` is the call's [`ToolArguments`] or a parsed `Value`.
+    pub fn present_call(
+        &self,
+        name: &str,
+        args: &(impl CallArguments + ?Sized),
+    ) -> ToolCallPresentation {
+        args.as_json()
+            .and_then(|value| {
+                let tool = self.get(name)?;
+                std::panic::catch_unwind(AssertUnwindSafe(|| tool.present_call(value)))
                     .ok()
                     .flatten()
             })
-            .unwrap_or_else(|| ToolCallPresentation::generic(name, args))
+            .unwrap_or_else(|| ToolCallPresentation::generic(name, &args.to_display()))
     }
 
     /// How to show a completed call: the tool's presenter, or the generic
@@ -490,12 +460,13 @@ impl ToolRegistry {
     pub fn present_result(
         &self,
         name: &str,
-        args: &Value,
+        args: &(impl CallArguments + ?Sized),
         result: &ToolExecutionResult,
     ) -> ToolResultPresentation {
-        self.get(name)
-            .and_then(|tool| {
-                std::panic::catch_unwind(AssertUnwindSafe(|| tool.present_result(args, result)))
+        args.as_json()
+            .and_then(|value| {
+                let tool = self.get(name)?;
+                std::panic::catch_unwind(AssertUnwindSafe(|| tool.present_result(value, result)))
                     .ok()
                     .flatten()
             })
@@ -503,26 +474,14 @@ impl ToolRegistry {
     }
 }
 
-fn aborted(call_id: String, dispatched: bool) -> ToolExecutionResult {
-    if dispatched {
-        ToolExecutionResult::failure(call_id, ErrorCode::Aborted, "tool call aborted")
-    } else {
-        ToolExecutionResult::failure(
-            call_id,
-            ErrorCode::AbortedBeforeDispatch,
-            "tool call aborted before dispatch",
-        )
-    }
-}
-
-/// Keeps a tool registered; unregisters it when dropped or on [`ToolHandle::unregister`].
-/// Call [`ToolHandle::keep`] to keep the tool for the registry's lifetime.
-#[must_use = "dropping the handle unregisters the tool; call .keep() to keep it"]
+/// Keeps a tool registered; unregisters it when dropped or on
+/// [`ToolHandle::unregister`]. Returned by [`ToolRegistry::register_scoped`]
+/// only: plain [`ToolRegistry::register`] keeps the tool.
+#[must_use = "dropping the handle unregisters the tool at once"]
 pub struct ToolHandle {
     registry: Weak<Inner>,
     name: String,
     id: u64,
-    armed: bool,
 }
 
 impl ToolHandle {
@@ -532,87 +491,69 @@ impl ToolHandle {
     }
 
     /// Unregisters the tool now.
-    pub fn unregister(mut self) {
-        self.remove();
-    }
+    pub fn unregister(self) {}
 
-    /// Keeps the tool registered for the registry's lifetime.
+    /// Keeps the tool registered for the registry's lifetime after all
+    /// (e.g. once every tool of a group registered).
     pub fn keep(mut self) {
-        self.armed = false;
-    }
-
-    fn remove(&mut self) {
-        if !std::mem::take(&mut self.armed) {
-            return;
-        }
-        let Some(inner) = self.registry.upgrade() else {
-            return;
-        };
-        let mut tools = write(&inner.tools);
-        // Only the registration this handle made: a later tool of the same name stays.
-        if tools.get(&self.name).is_none_or(|e| e.id != self.id) {
-            return;
-        }
-        let removed = tools.remove(&self.name);
-        // Sent under the lock, so events arrive in the order of the changes.
-        let _ = inner
-            .changes
-            .send(RegistryChange::Removed(self.name.clone()));
-        drop(tools);
-        // Dropped without the lock: the tool's `Drop` may use this registry.
-        drop(removed);
+        self.registry = Weak::new();
     }
 }
 
 impl Drop for ToolHandle {
     fn drop(&mut self) {
-        self.remove();
-    }
-}
-
-/// Keeps a middleware installed; removes it when dropped or on
-/// [`MiddlewareHandle::remove`]. Call [`MiddlewareHandle::keep`] to keep it.
-#[must_use = "dropping the handle removes the middleware; call .keep() to keep it"]
-pub struct MiddlewareHandle {
-    registry: Weak<Inner>,
-    id: u64,
-    armed: bool,
-}
-
-impl MiddlewareHandle {
-    /// Removes the middleware now.
-    pub fn remove(mut self) {
-        self.detach();
-    }
-
-    /// Keeps the middleware for the registry's lifetime.
-    pub fn keep(mut self) {
-        self.armed = false;
-    }
-
-    fn detach(&mut self) {
-        if !std::mem::take(&mut self.armed) {
-            return;
-        }
         let Some(inner) = self.registry.upgrade() else {
             return;
         };
         let registry = ToolRegistry { inner };
-        let mut list = write(&registry.inner.middleware);
-        let Some(index) = list.iter().position(|e| e.id == self.id) else {
-            return;
-        };
-        let removed = list.remove(index);
-        let old_chain = registry.rebuild_chain(&list);
-        drop(list);
-        // Dropped without the locks: the layer's `Drop` may use this registry.
-        drop(old_chain);
+        let removed = registry.update(|tables| {
+            // Only the registration this handle made: a later tool of the same name stays.
+            if tables.tools.get(&self.name).is_none_or(|e| e.id != self.id) {
+                return None;
+            }
+            let removed = tables.tools.remove(&self.name);
+            // Sent under the lock, so events arrive in the order of the changes.
+            let _ = registry
+                .inner
+                .changes
+                .send(RegistryChange::Removed(self.name.clone()));
+            removed
+        });
+        // Dropped without the lock: the tool's `Drop` may use this registry.
         drop(removed);
+    }
+}
+
+/// Keeps a middleware installed; removes it when dropped or on
+/// [`MiddlewareHandle::remove`]. Returned by
+/// [`ToolRegistry::use_middleware_scoped`] only.
+#[must_use = "dropping the handle removes the middleware at once"]
+pub struct MiddlewareHandle {
+    registry: Weak<Inner>,
+    id: u64,
+}
+
+impl MiddlewareHandle {
+    /// Removes the middleware now.
+    pub fn remove(self) {}
+
+    /// Keeps the middleware for the registry's lifetime after all.
+    pub fn keep(mut self) {
+        self.registry = Weak::new();
     }
 }
 
 impl Drop for MiddlewareHandle {
     fn drop(&mut self) {
-        self.detach();
+        let Some(inner) = self.registry.upgrade() else {
+            return;
+        };
+        let registry = ToolRegistry { inner };
+        let removed = registry.update(|tables| {
+            let index = tables.layers.iter().position(|e| e.id == self.id)?;
+            Some(tables.layers.remove(index))
+        });
+        // Dropped without the lock: the layer's `Drop` may use this registry.
+        drop(removed);
     }
 }

@@ -69,7 +69,7 @@ impl Tool for ReadFile {
 
 fn registry() -> ToolRegistry {
     let registry = ToolRegistry::new();
-    registry.register_tool(ReadFile).unwrap().keep();
+    registry.register_tool(ReadFile).unwrap();
     registry
 }
 

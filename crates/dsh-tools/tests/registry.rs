@@ -27,8 +27,7 @@ fn echo_registry() -> ToolRegistry {
             "Echoes text.",
             |args: EchoArgs, _| async move { Ok(vec![ContentBlock::text(args.text)]) },
         ))
-        .unwrap()
-        .keep();
+        .unwrap();
     registry
 }
 
@@ -52,9 +51,9 @@ fn logging(registry: &ToolRegistry, log: &Log, label: &'static str, first: bool)
         }
     });
     if first {
-        registry.use_middleware_first(layer).keep();
+        registry.use_middleware_first(layer);
     } else {
-        registry.use_middleware(layer).keep();
+        registry.use_middleware(layer);
     }
 }
 
@@ -117,17 +116,14 @@ async fn veto_skips_the_tool_and_inner_middleware() {
                 Ok(vec![])
             }
         }))
-        .unwrap()
-        .keep();
-    registry
-        .use_fn(|exec, _next| async move {
-            Ok(dsh_tools::ToolExecutionResult::failure(
-                exec.call_id,
-                ErrorCode::PermissionDenied,
-                format!("{} is not allowed", exec.name),
-            ))
-        })
-        .keep();
+        .unwrap();
+    registry.use_fn(|exec, _next| async move {
+        Ok(dsh_tools::ToolExecutionResult::failure(
+            exec.call_id,
+            ErrorCode::PermissionDenied,
+            format!("{} is not allowed", exec.name),
+        ))
+    });
     let log = Log::default();
     logging(&registry, &log, "inner", false);
     let result = registry.execute(call("rm", json!({}))).await;
@@ -141,12 +137,10 @@ async fn veto_skips_the_tool_and_inner_middleware() {
 #[tokio::test]
 async fn middleware_can_rewrite_arguments() {
     let registry = echo_registry();
-    registry
-        .use_fn(|mut exec, next| async move {
-            exec.arguments = json!({"text": "rewritten"}).into();
-            Ok(next.run(exec).await)
-        })
-        .keep();
+    registry.use_fn(|mut exec, next| async move {
+        exec.arguments = json!({"text": "rewritten"}).into();
+        Ok(next.run(exec).await)
+    });
     let result = registry
         .execute(call("echo", json!({"text": "original"})))
         .await;
@@ -158,21 +152,17 @@ async fn middleware_error_becomes_a_result_the_outer_layer_sees() {
     let registry = echo_registry();
     let seen = Arc::new(Mutex::new(None));
     let seen2 = seen.clone();
-    registry
-        .use_fn(move |exec, next| {
-            let seen = seen2.clone();
-            async move {
-                let result = next.run(exec).await;
-                *seen.lock().unwrap() = result.code();
-                Ok(result)
-            }
-        })
-        .keep();
-    registry
-        .use_fn(|_exec, _next| async move {
-            Err(ToolError::new(ErrorCode::HookBlocked, "hook said no"))
-        })
-        .keep();
+    registry.use_fn(move |exec, next| {
+        let seen = seen2.clone();
+        async move {
+            let result = next.run(exec).await;
+            *seen.lock().unwrap() = result.code();
+            Ok(result)
+        }
+    });
+    registry.use_fn(|_exec, _next| async move {
+        Err(ToolError::new(ErrorCode::HookBlocked, "hook said no"))
+    });
     let result = registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(result.call_id, "call-1");
     assert_eq!(result.text(), "Error: hook said no");
@@ -190,8 +180,7 @@ async fn tool_error_without_code_is_tool_error() {
         .register(define_tool("fail", "Fails.", |_: NoArgs, _| async move {
             Err(ToolError::msg("disk full"))
         }))
-        .unwrap()
-        .keep();
+        .unwrap();
     let result = registry.execute(call("fail", json!({}))).await;
     assert_eq!(result.text(), "Error: disk full");
     assert_eq!(result.code(), Some(ErrorCode::ToolError));
@@ -254,18 +243,19 @@ async fn panics_become_results_and_the_registry_keeps_working() {
             }
             Ok(vec![])
         }))
-        .unwrap()
-        .keep();
+        .unwrap();
     let result = registry.execute(call("boom", json!({}))).await;
     assert_eq!(result.code(), Some(ErrorCode::ToolPanicked));
     assert_eq!(result.text(), "Error: tool panicked: tool exploded");
 
-    let handle = registry.use_fn(|exec, next| async move {
-        if exec.name == "echo" {
-            panic!("middleware exploded");
-        }
-        Ok(next.run(exec).await)
-    });
+    let handle = registry.use_middleware_scoped(dsh_tools::FnMiddleware(
+        |exec: ToolExecution, next: dsh_tools::Next| async move {
+            if exec.name == "echo" {
+                panic!("middleware exploded");
+            }
+            Ok(next.run(exec).await)
+        },
+    ));
     let result = registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(result.code(), Some(ErrorCode::ToolPanicked));
     assert_eq!(
@@ -318,7 +308,7 @@ async fn handles_unregister_on_drop_and_on_unregister() {
     let registry = ToolRegistry::new();
     let mut changes = registry.subscribe();
     let handle = registry
-        .register(define_tool(
+        .register_scoped(define_tool(
             "a",
             "A.",
             |_: NoArgs, _| async move { Ok(vec![]) },
@@ -331,7 +321,7 @@ async fn handles_unregister_on_drop_and_on_unregister() {
     assert_eq!(result.code(), Some(ErrorCode::UnknownTool));
 
     let handle = registry
-        .register(define_tool(
+        .register_scoped(define_tool(
             "b",
             "B.",
             |_: NoArgs, _| async move { Ok(vec![]) },
@@ -363,13 +353,13 @@ async fn handles_unregister_on_drop_and_on_unregister() {
 fn a_stale_handle_does_not_remove_a_newer_tool_of_the_same_name() {
     let registry = ToolRegistry::new();
     let first = registry
-        .register(define_tool("a", "First.", |_: NoArgs, _| async move {
+        .register_scoped(define_tool("a", "First.", |_: NoArgs, _| async move {
             Ok(vec![])
         }))
         .unwrap();
     first.unregister();
     let _second = registry
-        .register(define_tool("a", "Second.", |_: NoArgs, _| async move {
+        .register_scoped(define_tool("a", "Second.", |_: NoArgs, _| async move {
             Ok(vec![])
         }))
         .unwrap();
@@ -379,13 +369,15 @@ fn a_stale_handle_does_not_remove_a_newer_tool_of_the_same_name() {
 #[tokio::test]
 async fn middleware_removed_at_run_time() {
     let registry = echo_registry();
-    let handle = registry.use_fn(|exec, _next| async move {
-        Ok(dsh_tools::ToolExecutionResult::failure(
-            exec.call_id,
-            ErrorCode::PlanMode,
-            "plan first",
-        ))
-    });
+    let handle = registry.use_middleware_scoped(dsh_tools::FnMiddleware(
+        |exec: ToolExecution, _next| async move {
+            Ok(dsh_tools::ToolExecutionResult::failure(
+                exec.call_id,
+                ErrorCode::PlanMode,
+                "plan first",
+            ))
+        },
+    ));
     let vetoed = registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(vetoed.code(), Some(ErrorCode::PlanMode));
     handle.remove();
@@ -414,16 +406,14 @@ fn schemas_are_an_ordered_snapshot_without_host_fields() {
                 .with_timeout(Duration::from_secs(9))
                 .concurrency_safe(),
             )
-            .unwrap()
-            .keep();
+            .unwrap();
     }
     let snapshot = registry.schemas(Dialect::Mcp);
     registry
         .register(define_tool("later", "Later.", |_: NoArgs, _| async move {
             Ok(vec![])
         }))
-        .unwrap()
-        .keep();
+        .unwrap();
     let names: Vec<_> = snapshot.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["zeta", "alpha", "mid"]);
     assert_eq!(registry.schemas(Dialect::Mcp).len(), 4);
@@ -483,8 +473,7 @@ fn stuck_registry(started: Arc<AtomicBool>) -> ToolRegistry {
                 }
             },
         ))
-        .unwrap()
-        .keep();
+        .unwrap();
     registry
 }
 
@@ -507,12 +496,10 @@ async fn cancelled_while_a_middleware_waits_is_aborted_before_dispatch() {
     let started = Arc::new(AtomicBool::new(false));
     let registry = stuck_registry(started.clone());
     // A middleware that waits forever (say, for an approval nobody gives).
-    registry
-        .use_fn(|exec, next| async move {
-            std::future::pending::<()>().await;
-            Ok(next.run(exec).await)
-        })
-        .keep();
+    registry.use_fn(|exec, next| async move {
+        std::future::pending::<()>().await;
+        Ok(next.run(exec).await)
+    });
     let cancel = CancellationToken::new();
     let fired = fire_after(cancel.clone(), Duration::from_millis(20));
     let result = registry
@@ -574,7 +561,7 @@ async fn timeout_middleware_uses_the_tools_deadline_and_cancels_the_body() {
                 let flag = flag.clone();
                 async move {
                     // Record the cancellation from a task that outlives this future.
-                    let token = ctx.cancel.clone();
+                    let token = ctx.cancel_token();
                     tokio::spawn(async move {
                         token.cancelled().await;
                         flag.store(true, Ordering::SeqCst);
@@ -585,11 +572,8 @@ async fn timeout_middleware_uses_the_tools_deadline_and_cancels_the_body() {
             })
             .with_timeout(Duration::from_millis(30)),
         )
-        .unwrap()
-        .keep();
-    registry
-        .use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_secs(60)))
-        .keep();
+        .unwrap();
+    registry.use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_secs(60)));
     let result = registry.execute(call("slow", json!({}))).await;
     assert_eq!(result.code(), Some(ErrorCode::ToolTimeout));
     assert_eq!(result.text(), "Error: tool call timed out after 30ms");
@@ -600,15 +584,12 @@ async fn timeout_middleware_uses_the_tools_deadline_and_cancels_the_body() {
 async fn timeout_middleware_default_applies_to_tools_without_one() {
     let started = Arc::new(AtomicBool::new(false));
     let registry = stuck_registry(started);
-    registry
-        .use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_millis(20)))
-        .keep();
+    registry.use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_millis(20)));
     let result = registry.execute(call("stuck", json!({}))).await;
     assert_eq!(result.text(), "Error: tool call timed out after 20ms");
     // Fast calls are untouched.
     let fast = echo_registry();
-    fast.use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_millis(20)))
-        .keep();
+    fast.use_middleware(dsh_tools::TimeoutMiddleware::new(Duration::from_millis(20)));
     assert_eq!(
         fast.execute(call("echo", json!({"text": "ok"})))
             .await
@@ -657,7 +638,7 @@ fn batch_registry(events: Log, active: Arc<AtomicUsize>, peak: Arc<AtomicUsize>)
             }
         });
         let tool = if safe { tool.concurrency_safe() } else { tool };
-        registry.register(tool).unwrap().keep();
+        registry.register(tool).unwrap();
     }
     registry
 }
@@ -742,8 +723,7 @@ async fn the_body_sees_call_context() {
                 ))])
             },
         ))
-        .unwrap()
-        .keep();
+        .unwrap();
     let result = registry
         .execute(ToolExecution::new("c9", "who", json!({})).with_agent("main"))
         .await;
@@ -765,7 +745,7 @@ impl dsh_tools::Middleware for SyncPanic {
 #[tokio::test]
 async fn a_middleware_panicking_before_its_future_is_caught() {
     let registry = echo_registry();
-    registry.use_middleware(SyncPanic).keep();
+    registry.use_middleware(SyncPanic);
     let result = registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(result.code(), Some(ErrorCode::ToolPanicked));
     assert_eq!(
@@ -782,12 +762,11 @@ async fn a_body_that_returns_on_cancellation_is_still_aborted() {
             "polite",
             "Stops when asked.",
             |_: NoArgs, ctx| async move {
-                ctx.cancel.cancelled().await;
+                ctx.cancelled().await;
                 Err(ToolError::msg("stopped early"))
             },
         ))
-        .unwrap()
-        .keep();
+        .unwrap();
     let cancel = CancellationToken::new();
     let exec = call("polite", json!({})).with_cancel(cancel.clone());
     let pending = tokio::spawn({
@@ -811,18 +790,15 @@ async fn on_timeout_a_cooperative_body_sees_its_token_before_being_dropped() {
             define_tool("slow", "Slow.", move |_: NoArgs, ctx| {
                 let flag = flag.clone();
                 async move {
-                    ctx.cancel.cancelled().await;
+                    ctx.cancelled().await;
                     flag.store(true, Ordering::SeqCst);
                     Ok(vec![])
                 }
             })
             .with_timeout(Duration::from_millis(10)),
         )
-        .unwrap()
-        .keep();
-    registry
-        .use_middleware(dsh_tools::TimeoutMiddleware::tool_declared_only())
-        .keep();
+        .unwrap();
+    registry.use_middleware(dsh_tools::TimeoutMiddleware::tool_declared_only());
     let result = registry.execute(call("slow", json!({}))).await;
     assert_eq!(result.code(), Some(ErrorCode::ToolTimeout));
     // No waiting: the body ran its cancellation path before the result came back.
@@ -837,11 +813,8 @@ async fn tool_declared_only_leaves_other_tools_unbounded() {
             tokio::time::sleep(Duration::from_millis(30)).await;
             Ok(vec![ContentBlock::text("rested")])
         }))
-        .unwrap()
-        .keep();
-    registry
-        .use_middleware(dsh_tools::TimeoutMiddleware::tool_declared_only())
-        .keep();
+        .unwrap();
+    registry.use_middleware(dsh_tools::TimeoutMiddleware::tool_declared_only());
     assert_eq!(
         registry.execute(call("nap", json!({}))).await.text(),
         "rested"
@@ -851,12 +824,10 @@ async fn tool_declared_only_leaves_other_tools_unbounded() {
 #[tokio::test]
 async fn results_carry_the_models_call_id_even_if_a_middleware_rewrites_it() {
     let registry = echo_registry();
-    registry
-        .use_fn(|mut exec, next| async move {
-            exec.call_id = "rewritten".into();
-            Ok(next.run(exec).await)
-        })
-        .keep();
+    registry.use_fn(|mut exec, next| async move {
+        exec.call_id = "rewritten".into();
+        Ok(next.run(exec).await)
+    });
     let result = registry.execute(call("echo", json!({"text": "x"}))).await;
     assert_eq!(result.call_id, "call-1");
 }
@@ -885,12 +856,12 @@ impl dsh_tools::ToolDefinition for Owner {
 fn dropping_a_tool_that_owns_handles_does_not_deadlock() {
     let registry = ToolRegistry::new();
     let child = registry
-        .register(define_tool("child", "Child.", |_: NoArgs, _| async move {
+        .register_scoped(define_tool("child", "Child.", |_: NoArgs, _| async move {
             Ok(vec![])
         }))
         .unwrap();
     let owner = registry
-        .register(Owner {
+        .register_scoped(Owner {
             _child: Mutex::new(Some(child)),
         })
         .unwrap();
@@ -935,7 +906,7 @@ impl dsh_tools::ToolDefinition for RawUpper {
 #[tokio::test]
 async fn a_raw_definition_validates_its_own_input() {
     let registry = ToolRegistry::new();
-    registry.register(RawUpper).unwrap().keep();
+    registry.register(RawUpper).unwrap();
     assert_eq!(
         registry
             .execute(call("upper", json!({"text": "hi"})))
@@ -986,8 +957,7 @@ fn strict_mode_falls_back_for_specs_it_cannot_express() {
         .register(define_tool("free", "Free-form.", |_: Free, _| async move {
             Ok(vec![])
         }))
-        .unwrap()
-        .keep();
+        .unwrap();
     let schemas = registry.schemas(Dialect::OpenAiStrict);
     assert_eq!(schemas[0].strict, Some(true));
     assert_eq!(schemas[1].strict, Some(false));

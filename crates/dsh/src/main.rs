@@ -6,7 +6,7 @@
 mod approve;
 mod cli;
 
-use cli::{Command, PipelineOptions, UsageError, USAGE};
+use cli::{Command, PipelineOptions, SchemasFormat, UsageError, USAGE};
 use dsh_policy::{ApproveAll, Mode, PermissionMiddleware, PermissionPolicy, Settings};
 use dsh_tool_bash::{register_bash_tools, Executor, ExecutorConfig};
 use dsh_tools::{Dialect, ToolArguments, ToolExecution, ToolRegistry};
@@ -57,7 +57,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
         }
-        Command::Schemas { dialect } => schemas(dialect),
+        Command::Schemas { format } => schemas(format),
         Command::Call {
             tool,
             args,
@@ -76,15 +76,15 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             let pipeline = Pipeline::build(&options, approver)?;
             let raw = read_arguments(args)?;
             let arguments = ToolArguments::from_raw(raw);
-            let shown_args = arguments.to_value();
-            let exec = ToolExecution::new("call-1", tool.clone(), arguments).with_agent("dsh");
+            let exec =
+                ToolExecution::new("call-1", tool.clone(), arguments.clone()).with_agent("dsh");
             let result = pipeline.registry.execute(exec).await;
             let mut output = serde_json::to_value(&result).unwrap_or_default();
             if present {
-                let call = pipeline.registry.present_call(&tool, &shown_args);
+                let call = pipeline.registry.present_call(&tool, &arguments);
                 let done = pipeline
                     .registry
-                    .present_result(&tool, &shown_args, &result);
+                    .present_result(&tool, &arguments, &result);
                 output["presentation"] = json!({"call": call, "result": done});
             }
             print_json(&output);
@@ -124,10 +124,15 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
     }
 }
 
-fn schemas(dialect: Dialect) -> Result<ExitCode, UsageError> {
+fn schemas(format: SchemasFormat) -> Result<ExitCode, UsageError> {
     let pipeline = Pipeline::build(&PipelineOptions::default(), Approval::None)?;
-    let schemas = pipeline.registry.schemas(dialect);
-    print_json(&serde_json::to_value(schemas).unwrap_or_default());
+    let tools = match format {
+        SchemasFormat::Plain => {
+            serde_json::to_value(pipeline.registry.schemas(Dialect::Mcp)).unwrap_or_default()
+        }
+        SchemasFormat::Provider(format) => pipeline.registry.request_tools(format),
+    };
+    print_json(&tools);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -219,18 +224,15 @@ impl Pipeline {
         let executor = Executor::new(config)
             .map_err(|e| UsageError(format!("cannot set up the bash executor: {e}")))?;
         let registry = ToolRegistry::new();
-        for handle in register_bash_tools(&registry, &executor)
-            .map_err(|e| UsageError(format!("cannot register the bash tools: {e}")))?
-        {
-            handle.keep();
-        }
+        register_bash_tools(&registry, &executor)
+            .map_err(|e| UsageError(format!("cannot register the bash tools: {e}")))?;
         let permissions = PermissionMiddleware::new(policy_for(&settings, options, cwd)?);
         let permissions = match approval {
             Approval::None => permissions,
             Approval::Yes => permissions.with_approver(ApproveAll),
             Approval::Terminal => permissions.with_approver(approve::TerminalApprover),
         };
-        registry.use_middleware(permissions.clone()).keep();
+        registry.use_middleware(permissions.clone());
         Ok(Pipeline {
             registry,
             permissions,
