@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The model-facing shape of a tool: the only thing that reaches a model.
@@ -56,6 +57,13 @@ pub trait ToolDefinition: Send + Sync + 'static {
     /// The registry may drop the returned future at any await point (on
     /// cancellation or timeout); `ctx.cancel` fires first. Release resources in `Drop`.
     fn execute(&self, args: Value, ctx: ToolContext) -> ToolFuture<'_>;
+
+    /// Runs the tool from the registry's shared handle: what dispatch calls.
+    /// The default runs [`ToolDefinition::execute`]; a definition overrides
+    /// it only to save the allocation of the wrapping future (typed tools do).
+    fn execute_shared(self: Arc<Self>, args: Value, ctx: ToolContext) -> ToolFuture<'static> {
+        Box::pin(async move { self.execute(args, ctx).await })
+    }
 
     /// How to present the pending call; `None` for the generic presentation.
     /// Pure: depends only on `args`.
@@ -214,6 +222,13 @@ impl<T: Tool> ToolDefinition for TypedTool<T> {
         }
     }
 
+    fn execute_shared(self: Arc<Self>, args: Value, ctx: ToolContext) -> ToolFuture<'static> {
+        Box::pin(async move {
+            let args = decode_args::<T::Args>(&self.spec, args)?;
+            self.tool.call(args, ctx).await
+        })
+    }
+
     fn present_call(&self, args: &Value) -> Option<ToolCallPresentation> {
         self.tool.present_call(&self.typed(args)?)
     }
@@ -346,6 +361,143 @@ where
     }
 
     fn is_concurrency_safe(&self, _args: &A) -> bool {
+        self.concurrency_safe
+    }
+}
+
+/// The body of a [`DynamicTool`].
+type DynamicBody = dyn Fn(Value, ToolContext) -> ToolFuture<'static> + Send + Sync;
+
+/// A tool defined at run time: a runtime [`SchemaSpec`] (from configuration,
+/// say) or an MCP server's JSON Schema, and a body that takes JSON.
+///
+/// Arguments are validated against the spec before the body runs, with the
+/// same `INVALID_ARGS` messages as typed tools. The body receives them as the
+/// model sent them: validated, not normalised (no default filled in, no
+/// `null` removed), so a proxy forwards exactly what it was given.
+///
+/// ```
+/// use dsh_tools::{ContentBlock, DynamicTool, SchemaProp, SchemaSpec, ToolExecution, ToolRegistry};
+///
+/// let spec = SchemaSpec::new().prop("city", SchemaProp::string().required());
+/// let weather = DynamicTool::new("weather", "Current weather.", spec, |args, _ctx| async move {
+///     Ok(vec![ContentBlock::text(format!("sunny in {}", args["city"].as_str().unwrap_or("?")))])
+/// });
+/// let registry = ToolRegistry::new();
+/// registry.register(weather).unwrap();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let result = registry.execute(ToolExecution::new("c1", "weather", r#"{"city": 3}"#)).await;
+/// assert_eq!(result.text(), r#"Error: invalid arguments: "city" must be a string"#);
+/// # });
+/// ```
+pub struct DynamicTool {
+    name: String,
+    description: String,
+    spec: SchemaSpec,
+    /// The JSON Schema to show the model instead of the spec's own rendering
+    /// (an imported schema the spec cannot express exactly).
+    shown_schema: Option<Value>,
+    annotations: ToolAnnotations,
+    timeout: Option<Duration>,
+    concurrency_safe: bool,
+    body: Arc<DynamicBody>,
+}
+
+impl DynamicTool {
+    /// A tool whose arguments follow `spec`.
+    pub fn new<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        spec: SchemaSpec,
+        body: F,
+    ) -> Self
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send + 'static,
+    {
+        DynamicTool {
+            name: name.into(),
+            description: description.into(),
+            spec,
+            shown_schema: None,
+            annotations: ToolAnnotations::default(),
+            timeout: None,
+            concurrency_safe: false,
+            body: Arc::new(move |args, ctx| Box::pin(body(args, ctx))),
+        }
+    }
+
+    /// Sets the host-only annotations.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Sets the tool's own deadline (enforced by [`crate::TimeoutMiddleware`]).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Lets every call of this tool run in parallel with other safe calls.
+    pub fn concurrency_safe(mut self) -> Self {
+        self.concurrency_safe = true;
+        self
+    }
+
+    /// The argument spec arguments are validated against.
+    pub fn argument_spec(&self) -> &SchemaSpec {
+        &self.spec
+    }
+}
+
+impl ToolDefinition for DynamicTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self, dialect: Dialect) -> Value {
+        match (&self.shown_schema, dialect) {
+            // Gemini rejects much of JSON Schema; the spec's rendering is its subset.
+            (Some(shown), Dialect::Mcp | Dialect::Anthropic | Dialect::OpenAi) => shown.clone(),
+            _ => self.spec.to_json_schema(dialect),
+        }
+    }
+
+    fn spec(&self) -> Option<&SchemaSpec> {
+        Some(&self.spec)
+    }
+
+    fn execute(&self, args: Value, ctx: ToolContext) -> ToolFuture<'_> {
+        let violations = self.spec.validate(&args);
+        if !violations.is_empty() {
+            return Box::pin(std::future::ready(Err(ToolError::invalid_args(violations))));
+        }
+        (self.body)(args, ctx)
+    }
+
+    fn execute_shared(self: Arc<Self>, args: Value, ctx: ToolContext) -> ToolFuture<'static> {
+        // The body's future is already `'static`: no wrapper needed.
+        let violations = self.spec.validate(&args);
+        if !violations.is_empty() {
+            return Box::pin(std::future::ready(Err(ToolError::invalid_args(violations))));
+        }
+        (self.body)(args, ctx)
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        self.annotations.clone()
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    fn is_concurrency_safe(&self, _args: &Value) -> bool {
         self.concurrency_safe
     }
 }

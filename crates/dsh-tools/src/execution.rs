@@ -34,6 +34,17 @@ impl ToolArguments {
         }
     }
 
+    /// Parses borrowed text; the text is copied only when it is not JSON.
+    pub fn from_text(raw: &str) -> Self {
+        match parse_arguments(raw) {
+            Ok(value) => ToolArguments::Json(value),
+            Err(violation) => ToolArguments::Malformed {
+                raw: raw.to_owned(),
+                violation: Box::new(violation),
+            },
+        }
+    }
+
     /// The parsed arguments, or `None` when they were not JSON.
     pub fn as_value(&self) -> Option<&Value> {
         match self {
@@ -88,7 +99,7 @@ impl From<Value> for ToolArguments {
 
 impl From<&str> for ToolArguments {
     fn from(raw: &str) -> Self {
-        ToolArguments::from_raw(raw)
+        ToolArguments::from_text(raw)
     }
 }
 

@@ -249,11 +249,7 @@ impl Future for NextFuture {
                     Ok(Poll::Ready(Err(err))) => {
                         Poll::Ready(ToolExecutionResult::from_error(call_id, &err))
                     }
-                    Err(payload) => Poll::Ready(ToolExecutionResult::failure(
-                        call_id,
-                        ErrorCode::ToolPanicked,
-                        format!("tool panicked: {}", panic_message(payload.as_ref())),
-                    )),
+                    Err(payload) => Poll::Ready(tool_panicked(call_id, payload.as_ref())),
                 }
             }
             NextInner::Done(result) => match result.take() {
@@ -298,12 +294,15 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
         agent: exec.agent,
         cancel: exec.cancel.clone(),
     };
-    let tool = entry.tool.clone();
-    // The body's synchronous part (validation, decoding) runs at the first
-    // poll, inside the panic boundary of `NextFuture`.
-    NextInner::Body {
-        future: Box::pin(async move { tool.execute(args, ctx).await }),
-        cancel: exec.cancel,
+    // A panic in the body's synchronous part is the tool's, like one in its future.
+    match catch_unwind(AssertUnwindSafe(|| {
+        entry.tool.clone().execute_shared(args, ctx)
+    })) {
+        Ok(future) => NextInner::Body {
+            future,
+            cancel: exec.cancel,
+        },
+        Err(payload) => done(tool_panicked(call_id, payload.as_ref())),
     }
 }
 
@@ -317,6 +316,14 @@ pub(crate) fn aborted_result(call_id: &str, dispatched: bool) -> ToolExecutionRe
             "tool call aborted before dispatch",
         )
     }
+}
+
+fn tool_panicked(call_id: &str, payload: &(dyn Any + Send)) -> ToolExecutionResult {
+    ToolExecutionResult::failure(
+        call_id,
+        ErrorCode::ToolPanicked,
+        format!("tool panicked: {}", panic_message(payload)),
+    )
 }
 
 fn middleware_panicked(call_id: &str, payload: &(dyn Any + Send)) -> ToolExecutionResult {

@@ -57,8 +57,9 @@ pub struct ToolTerminal {
     pub exit: Option<TerminalExit>,
 }
 
-/// How to show the pending state of one call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// How to show the pending state of one call. The default is an empty
+/// title of kind `other`: fill in what the tool knows.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallPresentation {
     /// A one-line title.
