@@ -4,7 +4,7 @@
 use crate::args::{decode_args, ToolArgs};
 use crate::content::ContentBlock;
 use crate::error::ToolError;
-use crate::execution::{ToolAnnotations, ToolContext, ToolExecutionResult};
+use crate::execution::{ToolAnnotations, ToolArguments, ToolContext, ToolExecutionResult};
 use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
 use crate::schema::{Dialect, SchemaSpec};
 use futures::future::BoxFuture;
@@ -58,11 +58,23 @@ pub trait ToolDefinition: Send + Sync + 'static {
     /// cancellation or timeout); `ctx.cancel` fires first. Release resources in `Drop`.
     fn execute(&self, args: Value, ctx: ToolContext) -> ToolFuture<'_>;
 
-    /// Runs the tool from the registry's shared handle: what dispatch calls.
-    /// The default runs [`ToolDefinition::execute`]; a definition overrides
-    /// it only to save the allocation of the wrapping future (typed tools do).
-    fn execute_shared(self: Arc<Self>, args: Value, ctx: ToolContext) -> ToolFuture<'static> {
-        Box::pin(async move { self.execute(args, ctx).await })
+    /// Runs the tool from the registry's shared handle, with the arguments as
+    /// the call carries them: what dispatch calls. The default parses them
+    /// (arguments that are not JSON are `INVALID_ARGS`) and runs
+    /// [`ToolDefinition::execute`]. Typed tools override it to skip work:
+    /// one boxed future, and no JSON value when serde can read their
+    /// arguments straight from the model's text.
+    fn execute_shared(
+        self: Arc<Self>,
+        args: ToolArguments,
+        ctx: ToolContext,
+    ) -> ToolFuture<'static> {
+        Box::pin(async move {
+            let args = args
+                .into_value()
+                .map_err(|violation| ToolError::invalid_args(vec![violation]))?;
+            self.execute(args, ctx).await
+        })
     }
 
     /// How to present the pending call; `None` for the generic presentation.
@@ -196,6 +208,14 @@ impl<T: Tool> TypedTool<T> {
     fn typed(&self, args: &Value) -> Option<T::Args> {
         decode_args(&self.spec, args.clone()).ok()
     }
+
+    /// The call's arguments as `T::Args`, every violation reported.
+    fn decode(&self, args: ToolArguments) -> Result<T::Args, ToolError> {
+        let value = args
+            .into_value()
+            .map_err(|violation| ToolError::invalid_args(vec![violation]))?;
+        decode_args(&self.spec, value)
+    }
 }
 
 impl<T: Tool> ToolDefinition for TypedTool<T> {
@@ -222,9 +242,13 @@ impl<T: Tool> ToolDefinition for TypedTool<T> {
         }
     }
 
-    fn execute_shared(self: Arc<Self>, args: Value, ctx: ToolContext) -> ToolFuture<'static> {
+    fn execute_shared(
+        self: Arc<Self>,
+        args: ToolArguments,
+        ctx: ToolContext,
+    ) -> ToolFuture<'static> {
         Box::pin(async move {
-            let args = decode_args::<T::Args>(&self.spec, args)?;
+            let args = self.decode(args)?;
             self.tool.call(args, ctx).await
         })
     }
@@ -480,7 +504,19 @@ impl ToolDefinition for DynamicTool {
         (self.body)(args, ctx)
     }
 
-    fn execute_shared(self: Arc<Self>, args: Value, ctx: ToolContext) -> ToolFuture<'static> {
+    fn execute_shared(
+        self: Arc<Self>,
+        args: ToolArguments,
+        ctx: ToolContext,
+    ) -> ToolFuture<'static> {
+        let args = match args.into_value() {
+            Ok(args) => args,
+            Err(violation) => {
+                return Box::pin(std::future::ready(Err(ToolError::invalid_args(vec![
+                    violation,
+                ]))))
+            }
+        };
         // The body's future is already `'static`: no wrapper needed.
         let violations = self.spec.validate(&args);
         if !violations.is_empty() {

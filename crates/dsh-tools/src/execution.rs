@@ -5,59 +5,134 @@ use crate::error::{ErrorCode, ToolError};
 use crate::validate::{parse_arguments, Violation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::OnceLock;
 use tokio_util::sync::CancellationToken;
 
-/// The arguments of a call, as the model sent them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ToolArguments {
-    /// Parsed JSON (not yet validated).
+/// The arguments of a call, as the model sent them: a parsed JSON value, or
+/// the model's argument text, parsed the first time someone looks.
+///
+/// Text is parsed at most once, and only when needed: a middleware that reads
+/// [`ToolArguments::as_value`] parses it (see [`parse_arguments`] for what is
+/// accepted); a typed tool whose arguments serde checks exactly (see
+/// [`ToolArgs::SERDE_EXACT`](crate::ToolArgs::SERDE_EXACT)) reads its struct
+/// straight from the text when nobody did.
+///
+/// ```
+/// use dsh_tools::ToolArguments;
+///
+/// let args = ToolArguments::from("{\"path\": \"a.txt\"}");
+/// assert_eq!(args.as_value().unwrap()["path"], "a.txt");
+///
+/// let bad = ToolArguments::from("{\"path\": ");
+/// assert!(bad.as_value().is_none());
+/// assert_eq!(bad.raw_text(), Some("{\"path\": "));
+/// assert_eq!(
+///     bad.violation().unwrap().message(),
+///     "\"arguments\" is not valid JSON: EOF while parsing a value at line 1 column 9"
+/// );
+/// ```
+#[derive(Debug, Clone)]
+pub struct ToolArguments {
+    repr: Repr,
+}
+
+#[derive(Debug, Clone)]
+enum Repr {
     Json(Value),
-    /// A raw string that is not JSON; dispatch turns it into `INVALID_ARGS`.
-    Malformed {
-        /// What the model sent.
-        raw: String,
-        /// The parse error, with its position.
-        violation: Box<Violation>,
+    Text {
+        text: String,
+        parsed: OnceLock<Result<Value, Box<Violation>>>,
     },
 }
 
 impl ToolArguments {
-    /// Parses the model's raw argument string (see [`parse_arguments`]).
+    /// The model's raw argument text, parsed when first needed.
     pub fn from_raw(raw: impl Into<String>) -> Self {
-        let raw = raw.into();
-        match parse_arguments(&raw) {
-            Ok(value) => ToolArguments::Json(value),
-            Err(violation) => ToolArguments::Malformed {
-                raw,
-                violation: Box::new(violation),
+        ToolArguments {
+            repr: Repr::Text {
+                text: raw.into(),
+                parsed: OnceLock::new(),
             },
         }
     }
 
-    /// Parses borrowed text; the text is copied only when it is not JSON.
-    pub fn from_text(raw: &str) -> Self {
-        match parse_arguments(raw) {
-            Ok(value) => ToolArguments::Json(value),
-            Err(violation) => ToolArguments::Malformed {
-                raw: raw.to_owned(),
-                violation: Box::new(violation),
-            },
+    /// Already parsed arguments.
+    pub fn from_value(value: Value) -> Self {
+        ToolArguments {
+            repr: Repr::Json(value),
         }
     }
 
-    /// The parsed arguments, or `None` when they were not JSON.
+    fn parsed(&self) -> Result<&Value, &Violation> {
+        match &self.repr {
+            Repr::Json(value) => Ok(value),
+            Repr::Text { text, parsed } => parsed
+                .get_or_init(|| parse_arguments(text).map_err(Box::new))
+                .as_ref()
+                .map_err(|v| &**v),
+        }
+    }
+
+    /// The parsed arguments, or `None` when the text is not JSON.
     pub fn as_value(&self) -> Option<&Value> {
-        match self {
-            ToolArguments::Json(value) => Some(value),
-            ToolArguments::Malformed { .. } => None,
+        self.parsed().ok()
+    }
+
+    /// Why the text is not JSON (`"arguments" is not valid JSON: …`), or
+    /// `None` when the arguments parse.
+    pub fn violation(&self) -> Option<&Violation> {
+        self.parsed().err()
+    }
+
+    /// The text the model sent, when the arguments came as text.
+    pub fn raw_text(&self) -> Option<&str> {
+        match &self.repr {
+            Repr::Json(_) => None,
+            Repr::Text { text, .. } => Some(text),
         }
     }
 
-    /// The arguments as JSON for display: the parsed value, or the raw string.
+    /// The text, when it came as text and nobody has parsed it yet.
+    pub(crate) fn unparsed_text(&self) -> Option<&str> {
+        match &self.repr {
+            Repr::Text { text, parsed } if parsed.get().is_none() => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The arguments as JSON for display: the parsed value, or the raw text
+    /// as a JSON string when it is not JSON.
     pub fn to_value(&self) -> Value {
-        match self {
-            ToolArguments::Json(value) => value.clone(),
-            ToolArguments::Malformed { raw, .. } => Value::String(raw.clone()),
+        match self.parsed() {
+            Ok(value) => value.clone(),
+            Err(_) => Value::String(self.raw_text().unwrap_or_default().to_owned()),
+        }
+    }
+
+    /// The parsed arguments, or the parse error.
+    ///
+    /// # Errors
+    /// The violation of text that is not JSON.
+    pub fn into_value(self) -> Result<Value, Violation> {
+        match self.repr {
+            Repr::Json(value) => Ok(value),
+            Repr::Text { text, parsed } => match parsed.into_inner() {
+                Some(Ok(value)) => Ok(value),
+                Some(Err(violation)) => Err(*violation),
+                None => parse_arguments(&text),
+            },
+        }
+    }
+}
+
+impl PartialEq for ToolArguments {
+    /// Equal when both parse to the same value, or both are the same text
+    /// that does not parse.
+    fn eq(&self, other: &Self) -> bool {
+        match (self.parsed(), other.parsed()) {
+            (Ok(a), Ok(b)) => a == b,
+            (Err(_), Err(_)) => self.raw_text() == other.raw_text(),
+            _ => false,
         }
     }
 }
@@ -93,13 +168,13 @@ impl CallArguments for ToolArguments {
 
 impl From<Value> for ToolArguments {
     fn from(value: Value) -> Self {
-        ToolArguments::Json(value)
+        ToolArguments::from_value(value)
     }
 }
 
 impl From<&str> for ToolArguments {
     fn from(raw: &str) -> Self {
-        ToolArguments::from_text(raw)
+        ToolArguments::from_raw(raw)
     }
 }
 

@@ -41,7 +41,7 @@
 use crate::content::ContentBlock;
 use crate::definition::ToolDefinition;
 use crate::error::{ErrorCode, ToolError};
-use crate::execution::{ToolArguments, ToolContext, ToolExecution, ToolExecutionResult};
+use crate::execution::{ToolContext, ToolExecution, ToolExecutionResult};
 use futures::future::BoxFuture;
 use std::any::Any;
 use std::collections::HashMap;
@@ -169,9 +169,10 @@ impl Next {
                 // outcome, which the caller (the outer layer) must see.
                 match catch_unwind(AssertUnwindSafe(|| entry.layer.handle(exec, next))) {
                     Ok(future) => NextInner::Layer(future),
-                    Err(payload) => {
-                        NextInner::Done(Some(middleware_panicked(&state.call_id, payload.as_ref())))
-                    }
+                    Err(payload) => NextInner::Done(Some(Box::new(middleware_panicked(
+                        &state.call_id,
+                        payload.as_ref(),
+                    )))),
                 }
             }
             None => dispatch(exec, &state),
@@ -205,8 +206,9 @@ enum NextInner {
         cancel: Option<tokio_util::sync::CancellationToken>,
     },
     /// Decided without a future (a veto by dispatch, a panic in `handle`);
-    /// `None` once taken.
-    Done(Option<ToolExecutionResult>),
+    /// `None` once taken. Boxed: a rare path, and it keeps every layer's
+    /// future (which holds a `NextFuture`) small to move.
+    Done(Option<Box<ToolExecutionResult>>),
 }
 
 impl Future for NextFuture {
@@ -253,7 +255,7 @@ impl Future for NextFuture {
                 }
             }
             NextInner::Done(result) => match result.take() {
-                Some(result) => Poll::Ready(result),
+                Some(result) => Poll::Ready(*result),
                 None => Poll::Ready(ToolExecutionResult::failure(
                     call_id,
                     ErrorCode::ToolError,
@@ -264,9 +266,10 @@ impl Future for NextFuture {
     }
 }
 
-/// The innermost step: look up, check the arguments' JSON, run the body.
+/// The innermost step: look up and run the body (which parses and checks
+/// the arguments, so a typed tool can skip what it does not need).
 fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
-    let done = |result| NextInner::Done(Some(result));
+    let done = |result| NextInner::Done(Some(Box::new(result)));
     let call_id = &state.call_id;
     let Some(entry) = state.tables.tools.get(exec.name.as_str()) else {
         return done(ToolExecutionResult::failure(
@@ -274,15 +277,6 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
             ErrorCode::UnknownTool,
             format!("unknown tool \"{}\"", exec.name),
         ));
-    };
-    let args = match exec.arguments {
-        ToolArguments::Json(value) => value,
-        ToolArguments::Malformed { violation, .. } => {
-            return done(ToolExecutionResult::from_error(
-                call_id.as_str(),
-                &ToolError::invalid_args(vec![*violation]),
-            ));
-        }
     };
     if exec.cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
         return done(aborted_result(call_id, false));
@@ -295,6 +289,7 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
         cancel: exec.cancel.clone(),
     };
     // A panic in the body's synchronous part is the tool's, like one in its future.
+    let args = exec.arguments;
     match catch_unwind(AssertUnwindSafe(|| {
         entry.tool.clone().execute_shared(args, ctx)
     })) {

@@ -418,10 +418,10 @@ fn presentations_default_and_take_the_calls_arguments_as_they_are() {
     assert_eq!(empty.kind, ToolCallKind::Other);
 
     let registry = echo_registry();
-    let parsed = ToolArguments::from_text(r#"{"text": "hi"}"#);
+    let parsed = ToolArguments::from_raw(r#"{"text": "hi"}"#);
     let shown = registry.present_call("echo", &parsed);
     assert_eq!(shown.raw_input, Some(json!({"text": "hi"})));
-    let malformed = ToolArguments::from_text("{not json");
+    let malformed = ToolArguments::from_raw("{not json");
     let shown = registry.present_call("echo", &malformed);
     assert_eq!(shown.title, "echo");
     assert_eq!(shown.raw_input, Some(json!("{not json")));

@@ -99,12 +99,9 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             args,
             options,
         } => {
-            let args: Value = match ToolArguments::from_raw(args) {
-                ToolArguments::Json(value) => value,
-                ToolArguments::Malformed { violation, .. } => {
-                    return Err(UsageError(violation.to_string()))
-                }
-            };
+            let args: Value = ToolArguments::from_raw(args)
+                .into_value()
+                .map_err(|violation| UsageError(violation.to_string()))?;
             // The same pipeline `dsh call` builds, so the tools' annotations
             // (e.g. read-only tools are allowed) and the policy are the ones a call meets.
             let pipeline = Pipeline::build(&options, Approval::None)?;
