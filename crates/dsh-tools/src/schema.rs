@@ -13,8 +13,13 @@
 //! let schema = spec.to_json_schema(Dialect::Mcp);
 //! assert_eq!(schema["required"], serde_json::json!(["path"]));
 //! ```
+//!
+//! Numbers, strings and arrays can be bounded ([`SchemaProp::minimum`],
+//! [`SchemaProp::max_length`], [`SchemaProp::min_items`], …), and a spec can be
+//! made from a raw JSON Schema ([`SchemaSpec::from_json_schema`]), e.g. the
+//! `inputSchema` of another MCP server's tool.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map, Number, Value};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -33,10 +38,17 @@ pub enum SchemaType {
     Object,
     /// A JSON array, optionally with an `items` schema.
     Array,
+    /// Any JSON value: what a property becomes when its type cannot be told or
+    /// expressed (see [`SchemaSpec::from_json_schema`]). It is emitted as `{}`
+    /// (plus its description, enum and default), takes no bounds, and OpenAI
+    /// strict mode cannot express it. As for every type, `null` for an
+    /// optional property counts as absent, and a required one must not be `null`.
+    Any,
 }
 
 impl SchemaType {
-    /// The JSON Schema name of the type (`"string"`, `"integer"`, …).
+    /// The JSON Schema name of the type (`"string"`, `"integer"`, …), or
+    /// `"any"` for [`SchemaType::Any`], which JSON Schema writes as no `type` at all.
     pub fn as_str(self) -> &'static str {
         match self {
             SchemaType::String => "string",
@@ -45,6 +57,7 @@ impl SchemaType {
             SchemaType::Boolean => "boolean",
             SchemaType::Object => "object",
             SchemaType::Array => "array",
+            SchemaType::Any => "any",
         }
     }
 
@@ -57,6 +70,7 @@ impl SchemaType {
             SchemaType::Boolean => "must be a boolean",
             SchemaType::Object => "must be an object",
             SchemaType::Array => "must be an array",
+            SchemaType::Any => "may be any value",
         }
     }
 
@@ -69,7 +83,13 @@ impl SchemaType {
             SchemaType::Boolean => "a boolean",
             SchemaType::Object => "an object",
             SchemaType::Array => "an array",
+            SchemaType::Any => "any value",
         }
+    }
+
+    /// Whether `minimum` and `maximum` apply to values of this type.
+    pub(crate) fn is_numeric(self) -> bool {
+        matches!(self, SchemaType::Number | SchemaType::Integer)
     }
 }
 
@@ -94,6 +114,65 @@ pub struct SchemaProp {
     pub(crate) default: Option<Value>,
     pub(crate) properties: Option<SchemaSpec>,
     pub(crate) items: Option<Box<SchemaProp>>,
+    /// Boxed so that a property without bounds stays small and the valid path
+    /// of validation tests one pointer.
+    pub(crate) bounds: Option<Box<Bounds>>,
+}
+
+/// The bounds of a property. Each applies to one kind of value: `minimum` and
+/// `maximum` to numbers, the lengths to strings (in Unicode scalar values),
+/// the item counts to arrays.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Bounds {
+    pub(crate) minimum: Option<Number>,
+    pub(crate) maximum: Option<Number>,
+    pub(crate) min_length: Option<usize>,
+    pub(crate) max_length: Option<usize>,
+    pub(crate) min_items: Option<usize>,
+    pub(crate) max_items: Option<usize>,
+    /// `"minimum"` or `"maximum"` when it was given a float that is not
+    /// finite: kept so that [`SchemaSpec::check`] can refuse it.
+    pub(crate) non_finite: Option<&'static str>,
+}
+
+/// A number that [`SchemaProp::minimum`] and [`SchemaProp::maximum`] accept:
+/// a Rust integer of up to 64 bits, `f32`, `f64`, or a [`serde_json::Number`].
+///
+/// Integers are kept exactly: a `u64` or `i64` bound is never rounded through `f64`.
+pub trait NumberBound {
+    /// The bound as a JSON number, or `None` for a float that is not finite
+    /// (which [`SchemaSpec::check`] then refuses).
+    fn into_number(self) -> Option<Number>;
+}
+
+macro_rules! number_bound_int {
+    ($($t:ty),*) => {$(
+        impl NumberBound for $t {
+            fn into_number(self) -> Option<Number> {
+                Some(Number::from(self))
+            }
+        }
+    )*};
+}
+
+number_bound_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl NumberBound for f64 {
+    fn into_number(self) -> Option<Number> {
+        Number::from_f64(self)
+    }
+}
+
+impl NumberBound for f32 {
+    fn into_number(self) -> Option<Number> {
+        Number::from_f64(f64::from(self))
+    }
+}
+
+impl NumberBound for Number {
+    fn into_number(self) -> Option<Number> {
+        Some(self)
+    }
 }
 
 impl PartialEq for SchemaProp {
@@ -106,6 +185,7 @@ impl PartialEq for SchemaProp {
             && self.default == other.default
             && self.properties == other.properties
             && self.items == other.items
+            && self.bounds == other.bounds
     }
 }
 
@@ -121,7 +201,13 @@ impl SchemaProp {
             default: None,
             properties: None,
             items: None,
+            bounds: None,
         }
+    }
+
+    /// A property that accepts any JSON value ([`SchemaType::Any`]), emitted as `{}`.
+    pub fn any() -> Self {
+        Self::of_type(SchemaType::Any)
     }
 
     /// A string property.
@@ -239,6 +325,69 @@ impl SchemaProp {
         self
     }
 
+    /// The smallest value a number or integer may take (inclusive).
+    ///
+    /// Validation says `"p" must be at least 0`. On an array with an `items`
+    /// schema the bound applies to its elements (like [`SchemaProp::one_of`]), so
+    /// `#[tool(minimum = 1)]` works on a `Vec<u32>` field. On any other type
+    /// [`SchemaSpec::check`] refuses it, as it refuses a fractional bound on an
+    /// integer, a float that is not finite, and a minimum above the maximum.
+    pub fn minimum(self, value: impl NumberBound) -> Self {
+        let value = value.into_number();
+        self.on_elements(|bounds| bounds.set_number("minimum", value, |b| &mut b.minimum))
+    }
+
+    /// The largest value a number or integer may take (inclusive):
+    /// `"p" must be at most 10`. Like [`SchemaProp::minimum`] otherwise.
+    pub fn maximum(self, value: impl NumberBound) -> Self {
+        let value = value.into_number();
+        self.on_elements(|bounds| bounds.set_number("maximum", value, |b| &mut b.maximum))
+    }
+
+    /// The fewest characters (Unicode scalar values, not bytes) a string may have:
+    /// `"p" must be at least 3 characters long`. On an array with an `items`
+    /// schema it applies to the elements.
+    pub fn min_length(self, chars: usize) -> Self {
+        self.on_elements(|bounds| bounds.min_length = Some(chars))
+    }
+
+    /// The most characters (Unicode scalar values) a string may have:
+    /// `"p" must be at most 5 characters long`. On an array with an `items`
+    /// schema it applies to the elements.
+    pub fn max_length(self, chars: usize) -> Self {
+        self.on_elements(|bounds| bounds.max_length = Some(chars))
+    }
+
+    /// The fewest elements an array may have: `"p" must have at least 1 item`.
+    /// Always applies to the array itself, never to its elements.
+    pub fn min_items(mut self, items: usize) -> Self {
+        self.bounds_mut().min_items = Some(items);
+        self
+    }
+
+    /// The most elements an array may have: `"p" must have at most 10 items`.
+    pub fn max_items(mut self, items: usize) -> Self {
+        self.bounds_mut().max_items = Some(items);
+        self
+    }
+
+    pub(crate) fn bounds_mut(&mut self) -> &mut Bounds {
+        self.bounds.get_or_insert_with(Box::default)
+    }
+
+    /// Applies `set` to the innermost element schema of nested arrays, or to
+    /// the property itself.
+    fn on_elements(mut self, set: impl FnOnce(&mut Bounds)) -> Self {
+        if self.ty == SchemaType::Array {
+            if let Some(items) = self.items.take() {
+                self.items = Some(Box::new(items.on_elements(set)));
+                return self;
+            }
+        }
+        set(self.bounds_mut());
+        self
+    }
+
     /// The property's type.
     pub fn ty(&self) -> SchemaType {
         self.ty
@@ -272,6 +421,58 @@ impl SchemaProp {
     /// The element schema of an array.
     pub fn get_items(&self) -> Option<&SchemaProp> {
         self.items.as_deref()
+    }
+
+    /// The inclusive lower bound of a number, if any.
+    pub fn get_minimum(&self) -> Option<&Number> {
+        self.bounds.as_ref()?.minimum.as_ref()
+    }
+
+    /// The inclusive upper bound of a number, if any.
+    pub fn get_maximum(&self) -> Option<&Number> {
+        self.bounds.as_ref()?.maximum.as_ref()
+    }
+
+    /// The fewest characters of a string, if bounded.
+    pub fn get_min_length(&self) -> Option<usize> {
+        self.bounds.as_ref()?.min_length
+    }
+
+    /// The most characters of a string, if bounded.
+    pub fn get_max_length(&self) -> Option<usize> {
+        self.bounds.as_ref()?.max_length
+    }
+
+    /// The fewest elements of an array, if bounded.
+    pub fn get_min_items(&self) -> Option<usize> {
+        self.bounds.as_ref()?.min_items
+    }
+
+    /// The most elements of an array, if bounded.
+    pub fn get_max_items(&self) -> Option<usize> {
+        self.bounds.as_ref()?.max_items
+    }
+}
+
+impl Bounds {
+    fn set_number(
+        &mut self,
+        name: &'static str,
+        value: Option<Number>,
+        slot: impl FnOnce(&mut Bounds) -> &mut Option<Number>,
+    ) {
+        match value {
+            Some(number) => {
+                if self.non_finite == Some(name) {
+                    self.non_finite = None;
+                }
+                *slot(self) = Some(number);
+            }
+            None => {
+                *slot(self) = None;
+                self.non_finite = Some(name);
+            }
+        }
     }
 }
 
@@ -337,7 +538,8 @@ impl SchemaSpec {
     }
 
     /// Whether OpenAI strict mode can express the spec: it cannot express a
-    /// free-form object ([`SchemaProp::any_object`]) or an array without `items`.
+    /// free-form object ([`SchemaProp::any_object`]), an array without `items`,
+    /// or a property of any type ([`SchemaProp::any`]).
     pub fn supports_strict(&self) -> bool {
         fn prop_ok(prop: &SchemaProp) -> bool {
             match prop.ty {
@@ -346,6 +548,7 @@ impl SchemaSpec {
                     .as_ref()
                     .is_some_and(SchemaSpec::supports_strict),
                 SchemaType::Array => prop.items.as_deref().is_some_and(prop_ok),
+                SchemaType::Any => false,
                 _ => true,
             }
         }
@@ -373,7 +576,8 @@ pub enum Dialect {
     /// OpenAI function `parameters` without strict mode: the same as [`Dialect::Mcp`].
     OpenAi,
     /// OpenAI strict mode: every object closed, every property in `required`,
-    /// optional properties typed `[T, "null"]`, no `default` (it moves into the description).
+    /// optional properties typed `[T, "null"]`, no `default`, `minLength` or
+    /// `maxLength` (they move into the description: `Default: 3.`, `At least 1 character.`).
     OpenAiStrict,
     /// The subset Gemini accepts: no `additionalProperties`, `enum` only on strings
     /// (other enums move into the description), optional via absence from `required`.
@@ -460,6 +664,8 @@ fn prop_schema(prop: &SchemaProp, dialect: Dialect, optional: bool) -> Value {
         (SchemaType::Object, None) if dialect == Dialect::OpenAiStrict => {
             object_schema(&SchemaSpec::new(), dialect)
         }
+        // JSON Schema says "any value" by saying nothing.
+        (SchemaType::Any, _) => Value::Object(Map::new()),
         _ => {
             let mut m = Map::new();
             m.insert("type".into(), json!(prop.ty.as_str()));
@@ -469,8 +675,9 @@ fn prop_schema(prop: &SchemaProp, dialect: Dialect, optional: bool) -> Value {
     let Value::Object(map) = &mut out else {
         unreachable!("schemas are built as objects")
     };
-    let nullable = dialect == Dialect::OpenAiStrict && optional;
-    if nullable {
+    let strict = dialect == Dialect::OpenAiStrict;
+    let nullable = strict && optional;
+    if nullable && prop.ty != SchemaType::Any {
         map.insert("type".into(), json!([prop.ty.as_str(), "null"]));
     }
 
@@ -499,18 +706,35 @@ fn prop_schema(prop: &SchemaProp, dialect: Dialect, optional: bool) -> Value {
     }
     let mut default_out = None;
     if let Some(default) = &prop.default {
-        if dialect == Dialect::OpenAiStrict {
+        if strict {
             note(format!("Default: {default}."));
         } else {
             default_out = Some(default.clone());
         }
     }
-    // Key order: type, description, enum, default, then nested keys.
+    let bounds = prop.bounds.as_deref();
+    if let (true, Some(bounds)) = (strict, bounds) {
+        // Strict mode refuses `minLength` and `maxLength`; the model still
+        // needs to know, so they are said in words.
+        match (bounds.min_length, bounds.max_length) {
+            (Some(min), Some(max)) if min == max => {
+                note(format!("Exactly {}.", characters(min)));
+            }
+            (min, max) => {
+                if let Some(min) = min {
+                    note(format!("At least {}.", characters(min)));
+                }
+                if let Some(max) = max {
+                    note(format!("At most {}.", characters(max)));
+                }
+            }
+        }
+    }
+    // Key order: type, description, enum, default, the bounds, then nested keys.
     let mut ordered = Map::new();
-    ordered.insert(
-        "type".into(),
-        map.shift_remove("type").unwrap_or(Value::Null),
-    );
+    if let Some(ty) = map.shift_remove("type") {
+        ordered.insert("type".into(), ty);
+    }
     if !description.is_empty() {
         ordered.insert("description".into(), Value::String(description));
     }
@@ -520,10 +744,34 @@ fn prop_schema(prop: &SchemaProp, dialect: Dialect, optional: bool) -> Value {
     if let Some(default) = default_out {
         ordered.insert("default".into(), default);
     }
+    if let Some(bounds) = bounds {
+        let mut put = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                ordered.insert(key.into(), value);
+            }
+        };
+        put("minimum", bounds.minimum.clone().map(Value::Number));
+        put("maximum", bounds.maximum.clone().map(Value::Number));
+        if !strict {
+            put("minLength", bounds.min_length.map(Value::from));
+            put("maxLength", bounds.max_length.map(Value::from));
+        }
+        put("minItems", bounds.min_items.map(Value::from));
+        put("maxItems", bounds.max_items.map(Value::from));
+    }
     ordered.extend(std::mem::take(map));
     if let Some(items) = &prop.items {
         // An element is never absent, so it is not nullable.
         ordered.insert("items".into(), prop_schema(items, dialect, false));
     }
     Value::Object(ordered)
+}
+
+/// `1 character`, `5 characters`.
+fn characters(n: usize) -> String {
+    if n == 1 {
+        "1 character".to_owned()
+    } else {
+        format!("{n} characters")
+    }
 }

@@ -4,9 +4,10 @@
 //! order, with paths `a.b`, `tags[1]`, `servers[1].host`. Nothing is coerced
 //! (`"5"` is not a number). `null` for an optional property counts as absent.
 
-use crate::schema::{SchemaProp, SchemaSpec, SchemaType};
-use serde_json::{Map, Value};
-use std::fmt;
+use crate::schema::{Bounds, SchemaProp, SchemaSpec, SchemaType};
+use serde_json::{Map, Number, Value};
+use std::cmp::Ordering;
+use std::fmt::{self, Write as _};
 
 /// What kind of rule a value broke.
 #[non_exhaustive]
@@ -24,6 +25,9 @@ pub enum ViolationKind {
     Malformed,
     /// The value fits the schema but not the Rust type (e.g. `300` for a `u8`).
     Unreadable,
+    /// A number, the length of a string or the number of elements of an array
+    /// is outside the property's bounds (`"p" must be at least 0`).
+    OutOfRange,
 }
 
 /// One broken rule: where, what kind, and the message the model sees.
@@ -50,9 +54,22 @@ impl Violation {
         path_hint: usize,
         write_path: impl FnOnce(&mut String),
     ) -> Self {
+        Self::build_with(kind, path_hint + tail.len(), write_path, |message| {
+            message.push_str(tail)
+        })
+    }
+
+    /// Builds the message in one allocation of about `hint + 32` bytes,
+    /// writing the path with `write_path` and the tail with `write_tail`.
+    fn build_with(
+        kind: ViolationKind,
+        hint: usize,
+        write_path: impl FnOnce(&mut String),
+        write_tail: impl FnOnce(&mut String),
+    ) -> Self {
         // Built by hand rather than with `format!`: invalid arguments are a hot
         // path for a model that is correcting itself.
-        let mut message = String::with_capacity(path_hint + tail.len() + 32);
+        let mut message = String::with_capacity(hint + 32);
         let start = match kind {
             ViolationKind::Missing => {
                 message.push_str("missing required property \"");
@@ -71,7 +88,7 @@ impl Violation {
         message.push('"');
         if kind != ViolationKind::Missing {
             message.push(' ');
-            message.push_str(tail);
+            write_tail(&mut message);
         }
         Violation {
             kind,
@@ -313,6 +330,7 @@ fn type_matches(ty: SchemaType, value: &Value) -> bool {
         SchemaType::Boolean => value.is_boolean(),
         SchemaType::Object => value.is_object(),
         SchemaType::Array => value.is_array(),
+        SchemaType::Any => true,
     }
 }
 
@@ -340,6 +358,9 @@ fn check_value(
             return;
         }
     }
+    if let Some(bounds) = &prop.bounds {
+        check_bounds(bounds, value, path, out);
+    }
     match value {
         Value::Object(map) => {
             if let Some(spec) = &prop.properties {
@@ -355,6 +376,238 @@ fn check_value(
         }
         _ => {}
     }
+}
+
+/// Checks the bounds that apply to `value`'s kind (the type already matched).
+fn check_bounds(bounds: &Bounds, value: &Value, path: &Path<'_>, out: &mut Vec<Violation>) {
+    match value {
+        Value::Number(n) => {
+            if let Some(min) = &bounds.minimum {
+                if compare_numbers(n, min) == Ordering::Less {
+                    out.push(out_of_range(path, "must be at least ", Limit::Number(min)));
+                    return;
+                }
+            }
+            if let Some(max) = &bounds.maximum {
+                if compare_numbers(n, max) == Ordering::Greater {
+                    out.push(out_of_range(path, "must be at most ", Limit::Number(max)));
+                }
+            }
+        }
+        Value::String(s) => {
+            // A character takes one to four bytes, so the byte length settles
+            // most checks without counting.
+            let bytes = s.len();
+            let mut counted = None;
+            let mut chars = || *counted.get_or_insert_with(|| s.chars().count());
+            if let Some(min) = bounds.min_length {
+                if bytes < min || (bytes / 4 < min && chars() < min) {
+                    out.push(out_of_range(
+                        path,
+                        "must be at least ",
+                        Limit::Count(min, "character", " long"),
+                    ));
+                    return;
+                }
+            }
+            if let Some(max) = bounds.max_length {
+                if bytes > max && chars() > max {
+                    out.push(out_of_range(
+                        path,
+                        "must be at most ",
+                        Limit::Count(max, "character", " long"),
+                    ));
+                }
+            }
+        }
+        Value::Array(elements) => {
+            if let Some(min) = bounds.min_items {
+                if elements.len() < min {
+                    out.push(out_of_range(
+                        path,
+                        "must have at least ",
+                        Limit::Count(min, "item", ""),
+                    ));
+                    return;
+                }
+            }
+            if let Some(max) = bounds.max_items {
+                if elements.len() > max {
+                    out.push(out_of_range(
+                        path,
+                        "must have at most ",
+                        Limit::Count(max, "item", ""),
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The end of a bound violation: a number, or a count with its unit.
+enum Limit<'a> {
+    /// `0`, `-3`, `1.5`.
+    Number(&'a Number),
+    /// `1 character long`, `2 items`: the count, the unit (made plural
+    /// unless the count is 1) and what follows it.
+    Count(usize, &'static str, &'static str),
+}
+
+fn out_of_range(path: &Path<'_>, head: &'static str, limit: Limit<'_>) -> Violation {
+    // 24 for the path, as `violation` guesses; the rest fits the longest tail.
+    Violation::build_with(
+        ViolationKind::OutOfRange,
+        24 + head.len() + 24,
+        |message| {
+            let start = message.len();
+            path.write(message, start);
+        },
+        |message| {
+            message.push_str(head);
+            match limit {
+                Limit::Number(n) => {
+                    // Writing into a `String` cannot fail.
+                    let _ = write!(message, "{n}");
+                }
+                Limit::Count(n, unit, after) => {
+                    push_decimal(message, n);
+                    message.push(' ');
+                    message.push_str(unit);
+                    if n != 1 {
+                        message.push('s');
+                    }
+                    message.push_str(after);
+                }
+            }
+        },
+    )
+}
+
+/// Orders two finite JSON numbers exactly: integers are never rounded
+/// through `f64`, and an integer and a float compare by their true values.
+pub(crate) fn compare_numbers(a: &Number, b: &Number) -> Ordering {
+    match (exact_int(a), exact_int(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(x), None) => compare_int_float(x, b.as_f64().unwrap_or(f64::NAN)),
+        (None, Some(y)) => compare_int_float(y, a.as_f64().unwrap_or(f64::NAN)).reverse(),
+        (None, None) => {
+            let (x, y) = (a.as_f64(), b.as_f64());
+            x.partial_cmp(&y).unwrap_or(Ordering::Equal)
+        }
+    }
+}
+
+/// The number as an integer, if it is held as one.
+pub(crate) fn exact_int(n: &Number) -> Option<i128> {
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
+}
+
+fn compare_int_float(i: i128, f: f64) -> Ordering {
+    // Rounding to the nearest `f64` keeps order, so a strict difference after
+    // rounding is a difference before. When they round equal, `f` is a whole
+    // number within ±2^64 and converts to `i128` exactly.
+    match (i as f64).partial_cmp(&f) {
+        Some(Ordering::Less) => Ordering::Less,
+        Some(Ordering::Greater) => Ordering::Greater,
+        _ => i.cmp(&(f as i128)),
+    }
+}
+
+/// `"p" is a string`, `"p" accepts any value`: the start of a check message.
+fn is_phrase(ty: SchemaType) -> String {
+    match ty {
+        SchemaType::Any => "accepts any value".to_owned(),
+        _ => format!("is {}", ty.with_article()),
+    }
+}
+
+/// Checks that every bound applies to the property's type, that an
+/// integer's bounds are whole numbers, and that no minimum exceeds its maximum.
+fn check_bounds_fit(ty: SchemaType, bounds: &Bounds, path: &Path<'_>) -> Result<(), Violation> {
+    let fail = |kind, tail: String| Err(violation(path, kind, &tail));
+    if let Some(name) = bounds.non_finite {
+        return fail(
+            ViolationKind::OutOfRange,
+            format!("has a {name} that is not a finite number"),
+        );
+    }
+    let applies = [
+        ("minimum", bounds.minimum.is_some(), ty.is_numeric()),
+        ("maximum", bounds.maximum.is_some(), ty.is_numeric()),
+        (
+            "min_length",
+            bounds.min_length.is_some(),
+            ty == SchemaType::String,
+        ),
+        (
+            "max_length",
+            bounds.max_length.is_some(),
+            ty == SchemaType::String,
+        ),
+        (
+            "min_items",
+            bounds.min_items.is_some(),
+            ty == SchemaType::Array,
+        ),
+        (
+            "max_items",
+            bounds.max_items.is_some(),
+            ty == SchemaType::Array,
+        ),
+    ];
+    for (name, set, fits) in applies {
+        if set && !fits {
+            return fail(
+                ViolationKind::WrongType(ty),
+                format!("{} and cannot have a {name}", is_phrase(ty)),
+            );
+        }
+    }
+    if ty == SchemaType::Integer {
+        for (name, bound) in [("minimum", &bounds.minimum), ("maximum", &bounds.maximum)] {
+            if let Some(n) = bound {
+                if exact_int(n).is_none() && n.as_f64().is_some_and(|f| f.fract() != 0.0) {
+                    return fail(
+                        ViolationKind::WrongType(ty),
+                        format!("is an integer and cannot have {name} {n}"),
+                    );
+                }
+            }
+        }
+    }
+    if let (Some(min), Some(max)) = (&bounds.minimum, &bounds.maximum) {
+        if compare_numbers(min, max) == Ordering::Greater {
+            return fail(
+                ViolationKind::OutOfRange,
+                format!("has minimum {min} greater than maximum {max}"),
+            );
+        }
+    }
+    for (names, min, max) in [
+        (
+            ("min_length", "max_length"),
+            bounds.min_length,
+            bounds.max_length,
+        ),
+        (
+            ("min_items", "max_items"),
+            bounds.min_items,
+            bounds.max_items,
+        ),
+    ] {
+        if let (Some(min), Some(max)) = (min, max) {
+            if min > max {
+                return fail(
+                    ViolationKind::OutOfRange,
+                    format!("has {} {min} greater than {} {max}", names.0, names.1),
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Renders `["a","b"]` compactly.
@@ -418,6 +671,9 @@ fn check_spec(spec: &SchemaSpec, path: &Path<'_>) -> Result<(), Violation> {
 }
 
 fn check_prop(prop: &SchemaProp, path: &Path<'_>) -> Result<(), Violation> {
+    if let Some(bounds) = &prop.bounds {
+        check_bounds_fit(prop.ty, bounds, path)?;
+    }
     let mut problems = Vec::new();
     if let Some(default) = &prop.default {
         check_value(prop, default, path, &mut problems, &mut false);

@@ -254,3 +254,279 @@ fn check_rejects_defaults_and_enums_that_do_not_fit() {
         r#""o.s" has enum value 1 that is not a string"#
     );
 }
+
+fn bounded_spec() -> SchemaSpec {
+    SchemaSpec::new()
+        .prop("timeout_ms", SchemaProp::integer().minimum(0))
+        .prop("percent", SchemaProp::number().minimum(0).maximum(100))
+        .prop("ratio", SchemaProp::number().minimum(-0.5).maximum(0.5))
+        .prop("name", SchemaProp::string().min_length(1).max_length(5))
+        .prop("code", SchemaProp::string().min_length(3))
+        .prop("tags", SchemaProp::array(SchemaProp::string()).min_items(1))
+        .prop("pair", SchemaProp::any_array().min_items(2).max_items(2))
+        .prop("few", SchemaProp::any_array().max_items(1))
+}
+
+#[test]
+fn bound_messages() {
+    let spec = bounded_spec();
+    assert!(spec.check().is_ok());
+    let args = json!({
+        "timeout_ms": -5,
+        "percent": 100.5,
+        "ratio": -1,
+        "name": "",
+        "code": "ab",
+        "tags": [],
+        "pair": [1, 2, 3],
+        "few": [1, 2]
+    });
+    assert_eq!(
+        messages(&spec, args),
+        [
+            r#""timeout_ms" must be at least 0"#,
+            r#""percent" must be at most 100"#,
+            r#""ratio" must be at least -0.5"#,
+            r#""name" must be at least 1 character long"#,
+            r#""code" must be at least 3 characters long"#,
+            r#""tags" must have at least 1 item"#,
+            r#""pair" must have at most 2 items"#,
+            r#""few" must have at most 1 item"#,
+        ]
+    );
+    assert_eq!(
+        messages(&spec, json!({"name": "abcdef", "pair": [1], "ratio": 0.75})),
+        [
+            r#""ratio" must be at most 0.5"#,
+            r#""name" must be at most 5 characters long"#,
+            r#""pair" must have at least 2 items"#,
+        ]
+    );
+    let violations = spec.validate(&json!({"timeout_ms": -1}));
+    assert_eq!(violations[0].kind(), ViolationKind::OutOfRange);
+    assert_eq!(violations[0].path(), "timeout_ms");
+    // The bounds themselves are valid.
+    assert!(spec
+        .validate(&json!({
+            "timeout_ms": 0, "percent": 100, "ratio": 0.5, "name": "abcde", "code": "abc",
+            "tags": ["x"], "pair": [1, 2], "few": []
+        }))
+        .is_empty());
+}
+
+#[test]
+fn lengths_count_characters_not_bytes() {
+    let spec = SchemaSpec::new().prop("s", SchemaProp::string().min_length(2).max_length(3));
+    // "é" is two bytes, "🦀" four: lengths count Unicode scalar values.
+    for ok in ["ab", "éé", "🦀🦀🦀", "aé🦀"] {
+        assert!(spec.validate(&json!({ "s": ok })).is_empty(), "{ok}");
+    }
+    assert_eq!(
+        messages(&spec, json!({"s": "🦀"})),
+        [r#""s" must be at least 2 characters long"#]
+    );
+    assert_eq!(
+        messages(&spec, json!({"s": "éééé"})),
+        [r#""s" must be at most 3 characters long"#]
+    );
+}
+
+#[test]
+fn bounds_inside_arrays_and_objects_have_paths() {
+    let spec = SchemaSpec::new()
+        .prop(
+            "servers",
+            SchemaProp::array(SchemaProp::object(
+                SchemaSpec::new()
+                    .prop("host", SchemaProp::string().min_length(1))
+                    .prop("port", SchemaProp::integer().minimum(1).maximum(65535)),
+            ))
+            .max_items(2),
+        )
+        .prop(
+            "limits",
+            SchemaProp::object(SchemaSpec::new().prop("cpu", SchemaProp::number().maximum(8))),
+        )
+        // On an array with items, a minimum reaches the elements.
+        .prop("ids", SchemaProp::array(SchemaProp::integer()).minimum(1))
+        .prop(
+            "grid",
+            SchemaProp::array(SchemaProp::array(SchemaProp::string()))
+                .max_length(1)
+                .min_items(1),
+        );
+    assert!(spec.check().is_ok());
+    let args = json!({
+        "servers": [{"host": "a", "port": 0}, {"host": "", "port": 70000}, {"host": "c"}],
+        "limits": {"cpu": 16},
+        "ids": [1, 0, 2, -3],
+        "grid": [["a", "bc"], []]
+    });
+    assert_eq!(
+        messages(&spec, args),
+        [
+            r#""servers" must have at most 2 items"#,
+            r#""servers[0].port" must be at least 1"#,
+            r#""servers[1].host" must be at least 1 character long"#,
+            r#""servers[1].port" must be at most 65535"#,
+            r#""limits.cpu" must be at most 8"#,
+            r#""ids[1]" must be at least 1"#,
+            r#""ids[3]" must be at least 1"#,
+            r#""grid[0][1]" must be at most 1 character long"#,
+        ]
+    );
+    assert_eq!(
+        messages(&spec, json!({"grid": []})),
+        [r#""grid" must have at least 1 item"#]
+    );
+}
+
+#[test]
+fn integer_bounds_are_exact() {
+    let spec = SchemaSpec::new()
+        .prop("u", SchemaProp::integer().maximum(u64::MAX - 1))
+        .prop("i", SchemaProp::integer().minimum(i64::MIN + 1))
+        .prop(
+            "big",
+            SchemaProp::number().maximum(9_007_199_254_740_992u64),
+        );
+    assert!(spec
+        .validate(&json!({"u": u64::MAX - 1, "i": i64::MIN + 1, "big": 9_007_199_254_740_992u64}))
+        .is_empty());
+    assert_eq!(
+        messages(
+            &spec,
+            json!({"u": u64::MAX, "i": i64::MIN, "big": 9_007_199_254_740_993u64})
+        ),
+        [
+            r#""u" must be at most 18446744073709551614"#,
+            r#""i" must be at least -9223372036854775807"#,
+            r#""big" must be at most 9007199254740992"#,
+        ]
+    );
+    // An integer against a float bound compares by true value, too.
+    let spec = SchemaSpec::new().prop("n", SchemaProp::number().maximum(9_007_199_254_740_992.0));
+    assert_eq!(
+        messages(&spec, json!({"n": 9_007_199_254_740_993u64})),
+        [r#""n" must be at most 9007199254740992.0"#]
+    );
+    assert_eq!(
+        SchemaProp::integer().maximum(u64::MAX).get_maximum(),
+        Some(&serde_json::Number::from(u64::MAX))
+    );
+}
+
+#[test]
+fn unbounded_properties_have_no_bounds() {
+    let prop = SchemaProp::string();
+    assert_eq!(prop.get_min_length(), None);
+    assert_eq!(prop.get_minimum(), None);
+    let prop = SchemaProp::array(SchemaProp::string().min_length(1)).max_items(3);
+    assert_eq!(prop.get_max_items(), Some(3));
+    assert_eq!(prop.get_min_length(), None);
+    assert_eq!(prop.get_items().unwrap().get_min_length(), Some(1));
+}
+
+#[test]
+fn check_rejects_bounds_that_do_not_fit() {
+    let cases = [
+        (
+            SchemaProp::string().minimum(0),
+            r#""p" is a string and cannot have a minimum"#,
+        ),
+        (
+            SchemaProp::integer().max_length(3),
+            r#""p" is an integer and cannot have a max_length"#,
+        ),
+        (
+            SchemaProp::any_object().min_items(1),
+            r#""p" is an object and cannot have a min_items"#,
+        ),
+        (
+            SchemaProp::any_array().minimum(1),
+            r#""p" is an array and cannot have a minimum"#,
+        ),
+        (
+            SchemaProp::any().maximum(1),
+            r#""p" accepts any value and cannot have a maximum"#,
+        ),
+        (
+            SchemaProp::integer().minimum(0.5),
+            r#""p" is an integer and cannot have minimum 0.5"#,
+        ),
+        (
+            SchemaProp::number().minimum(f64::NAN),
+            r#""p" has a minimum that is not a finite number"#,
+        ),
+        (
+            SchemaProp::number().maximum(f64::INFINITY),
+            r#""p" has a maximum that is not a finite number"#,
+        ),
+        (
+            SchemaProp::integer().minimum(10).maximum(5),
+            r#""p" has minimum 10 greater than maximum 5"#,
+        ),
+        (
+            SchemaProp::string().min_length(3).max_length(2),
+            r#""p" has min_length 3 greater than max_length 2"#,
+        ),
+        (
+            SchemaProp::any_array().min_items(2).max_items(1),
+            r#""p" has min_items 2 greater than max_items 1"#,
+        ),
+        (
+            SchemaProp::integer().minimum(1).default_value(0),
+            r#""p" must be at least 1"#,
+        ),
+    ];
+    for (prop, message) in cases {
+        let spec = SchemaSpec::new().prop("p", prop);
+        assert_eq!(spec.check().unwrap_err().message(), message);
+    }
+    // Nested, and fine cases.
+    let nested = SchemaSpec::new().prop(
+        "o",
+        SchemaProp::object(SchemaSpec::new().prop("s", SchemaProp::boolean().min_length(1))),
+    );
+    assert_eq!(
+        nested.check().unwrap_err().message(),
+        r#""o.s" is a boolean and cannot have a min_length"#
+    );
+    for prop in [
+        SchemaProp::integer().minimum(2.0).maximum(2),
+        SchemaProp::number().minimum(0.5).maximum(0.5),
+        SchemaProp::string().min_length(2).max_length(2),
+        SchemaProp::number().minimum(f64::NAN).minimum(1),
+    ] {
+        assert!(SchemaSpec::new().prop("p", prop).check().is_ok());
+    }
+}
+
+#[test]
+fn any_accepts_every_value_but_null_is_still_absent() {
+    let spec = SchemaSpec::new()
+        .prop("req", SchemaProp::any().required())
+        .prop("opt", SchemaProp::any())
+        .prop(
+            "choice",
+            SchemaProp::any().enum_values([json!("a"), json!(1)]),
+        );
+    for value in [
+        json!(1),
+        json!("x"),
+        json!([1]),
+        json!({"a": null}),
+        json!(false),
+    ] {
+        assert!(spec.validate(&json!({ "req": value })).is_empty());
+    }
+    assert_eq!(
+        messages(&spec, json!({"req": null, "opt": null})),
+        [r#"missing required property "req""#]
+    );
+    assert_eq!(
+        messages(&spec, json!({"req": 1, "choice": true})),
+        [r#""choice" must be one of ["a",1]"#]
+    );
+    assert!(spec.check().is_ok());
+}
