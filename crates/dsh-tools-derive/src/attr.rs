@@ -8,7 +8,7 @@
 
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
-use crate::literal;
+use crate::literal::{self, NumberBound};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
@@ -53,6 +53,18 @@ pub struct Field {
     pub default: Option<TokenStream>,
     /// `#[tool(enum = [...])]`.
     pub enum_values: Option<Vec<LitStr>>,
+    /// `#[tool(minimum = ...)]`, with the expression it was read from.
+    pub minimum: Option<(Expr, NumberBound)>,
+    /// `#[tool(maximum = ...)]`.
+    pub maximum: Option<(Expr, NumberBound)>,
+    /// `#[tool(min_length = ...)]`.
+    pub min_length: Option<(Expr, u64)>,
+    /// `#[tool(max_length = ...)]`.
+    pub max_length: Option<(Expr, u64)>,
+    /// `#[tool(min_items = ...)]`.
+    pub min_items: Option<(Expr, u64)>,
+    /// `#[tool(max_items = ...)]`.
+    pub max_items: Option<(Expr, u64)>,
 }
 
 /// Enum variant attributes.
@@ -117,7 +129,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], kind: ContainerKind) -> Contain
             let expected = match kind {
                 ContainerKind::Enum => "expected `description`",
                 ContainerKind::Struct => {
-                    "a struct takes no `#[tool(...)]` keys; put `description`, `default` or `enum` on its fields"
+                    "a struct takes no `#[tool(...)]` keys; put `description`, `default`, `enum` or bounds on its fields"
                 }
             };
             cx.error_spanned_by(
@@ -181,6 +193,12 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
     let mut description = None;
     let mut default = None;
     let mut enum_values = None;
+    let mut minimum = None;
+    let mut maximum = None;
+    let mut min_length = None;
+    let mut max_length = None;
+    let mut min_items = None;
+    let mut max_items = None;
     each_meta(cx, attrs, "tool", |meta| {
         let path = &meta.path;
         if path.is_ident("description") {
@@ -197,11 +215,36 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
                 Ok(values) => set_once(cx, path, &mut enum_values, values),
                 Err(errors) => errors.into_iter().for_each(|e| cx.push(e)),
             }
+        } else if path.is_ident("minimum") || path.is_ident("maximum") {
+            let key = ident_name(path);
+            let expr: Expr = meta.value()?.parse()?;
+            let slot = if key == "minimum" {
+                &mut minimum
+            } else {
+                &mut maximum
+            };
+            match literal::number_bound(&key, &expr) {
+                Ok(bound) => set_once(cx, path, slot, (expr, bound)),
+                Err(err) => cx.push(err),
+            }
+        } else if let Some(slot) = match ident_name(path).as_str() {
+            "min_length" => Some(&mut min_length),
+            "max_length" => Some(&mut max_length),
+            "min_items" => Some(&mut min_items),
+            "max_items" => Some(&mut max_items),
+            _ => None,
+        } {
+            let expr: Expr = meta.value()?.parse()?;
+            match literal::count(&ident_name(path), &expr) {
+                Ok(count) => set_once(cx, path, slot, (expr, count)),
+                Err(err) => cx.push(err),
+            }
         } else {
             cx.error_spanned_by(
                 path,
                 format!(
-                    "unknown tool attribute `{}`: expected `description`, `default` or `enum`",
+                    "unknown tool attribute `{}`: expected `description`, `default`, `enum`, \
+                     `minimum`, `maximum`, `min_length`, `max_length`, `min_items` or `max_items`",
                     ident_name(path)
                 ),
             );
@@ -210,13 +253,58 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
         Ok(())
     });
 
-    Field {
+    let field = Field {
         rename,
         skip,
         serde_default,
         description: description.or_else(|| doc_description(attrs)),
         default,
         enum_values,
+        minimum,
+        maximum,
+        min_length,
+        max_length,
+        min_items,
+        max_items,
+    };
+    check_bound_order(cx, &field);
+    field
+}
+
+/// Rule: a minimum is not above its maximum (`minimum`/`maximum`,
+/// `min_length`/`max_length`, `min_items`/`max_items`), since then no
+/// value could be valid. Reported at the maximum.
+fn check_bound_order(cx: &Ctxt, field: &Field) {
+    if let (Some((_, min)), Some((expr, max))) = (&field.minimum, &field.maximum) {
+        if min.value.greater_than(max.value) {
+            cx.error_spanned_by(
+                expr,
+                format!(
+                    "`maximum = {}` is below `minimum = {}`: no value could be valid",
+                    max.value, min.value
+                ),
+            );
+        }
+    }
+    for (min_key, max_key, min, max) in [
+        (
+            "min_length",
+            "max_length",
+            &field.min_length,
+            &field.max_length,
+        ),
+        ("min_items", "max_items", &field.min_items, &field.max_items),
+    ] {
+        if let (Some((_, min)), Some((expr, max))) = (min, max) {
+            if min > max {
+                cx.error_spanned_by(
+                    expr,
+                    format!(
+                        "`{max_key} = {max}` is below `{min_key} = {min}`: no value could be valid"
+                    ),
+                );
+            }
+        }
     }
 }
 

@@ -3,12 +3,12 @@
 use crate::attr::{self, ContainerKind};
 use crate::ctxt::Ctxt;
 use crate::literal::str_lit;
-use proc_macro2::{Spacing, TokenStream, TokenTree};
+use proc_macro2::{Spacing, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 use std::collections::HashSet;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Data, DataEnum, DataStruct, DeriveInput, Fields, Ident};
+use syn::{Data, DataEnum, DataStruct, DeriveInput, Fields, Ident, LitInt};
 
 /// Expands the derive, or returns every error found in the input.
 pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
@@ -69,6 +69,7 @@ fn expand_struct(cx: &Ctxt, input: &DeriveInput, data: &DataStruct) -> Option<To
         if attrs.skip {
             continue;
         }
+        let bound_calls = bounds(&attrs, &field.ty);
         let Some(field_ident) = &field.ident else {
             continue;
         };
@@ -100,6 +101,7 @@ fn expand_struct(cx: &Ctxt, input: &DeriveInput, data: &DataStruct) -> Option<To
         };
         let mut prop = quote_spanned!(span=> #arg_type::arg_prop());
         prop = quote!(#prop.set_required(#required));
+        prop = quote!(#prop #bound_calls);
         if let Some(description) = attrs.description.filter(|d| !d.is_empty()) {
             let description = str_lit(&description);
             prop = quote!(#prop.description(#description));
@@ -130,6 +132,56 @@ fn expand_struct(cx: &Ctxt, input: &DeriveInput, data: &DataStruct) -> Option<To
             }
         }
     })
+}
+
+/// The method calls that add a field's bound attributes to its property.
+///
+/// Each kind of bound first passes the property through a type assertion
+/// (`__number_field::<T>()`, …) that compiles only for field types the bound
+/// applies to, so a bound on the wrong field is an error at the field's type.
+/// `Option`, `Box` and `Vec` pass through to the element type, as the
+/// `SchemaProp` setters do at run time, except for the item counts, which
+/// apply to the array itself.
+fn bounds(attrs: &attr::Field, ty: &syn::Type) -> TokenStream {
+    let span = ty.span();
+    let mut prop = TokenStream::new();
+    let numbers = [&attrs.minimum, &attrs.maximum];
+    if numbers.iter().any(|bound| bound.is_some()) {
+        prop = quote_spanned!(span=> #prop.__number_field::<#ty>());
+        if numbers
+            .iter()
+            .flat_map(|b| b.iter())
+            .any(|(_, b)| b.fractional)
+        {
+            prop = quote_spanned!(span=> #prop.__float_field::<#ty>());
+        }
+    }
+    if attrs.min_length.is_some() || attrs.max_length.is_some() {
+        prop = quote_spanned!(span=> #prop.__string_field::<#ty>());
+    }
+    if attrs.min_items.is_some() || attrs.max_items.is_some() {
+        prop = quote_spanned!(span=> #prop.__array_field::<#ty>());
+    }
+    for (setter, bound) in [("minimum", &attrs.minimum), ("maximum", &attrs.maximum)] {
+        if let Some((_, bound)) = bound {
+            let setter = Ident::new(setter, Span::call_site());
+            let value = &bound.tokens;
+            prop = quote!(#prop.#setter(#value));
+        }
+    }
+    for (setter, count) in [
+        ("min_length", &attrs.min_length),
+        ("max_length", &attrs.max_length),
+        ("min_items", &attrs.min_items),
+        ("max_items", &attrs.max_items),
+    ] {
+        if let Some((expr, count)) = count {
+            let setter = Ident::new(setter, Span::call_site());
+            let value = LitInt::new(&format!("{count}usize"), expr.span());
+            prop = quote!(#prop.#setter(#value));
+        }
+    }
+    prop
 }
 
 /// A fieldless enum: `ArgType` as a string restricted to the variant names.

@@ -21,10 +21,22 @@
 //! | `description = "..."` | field, enum | replaces the doc comment |
 //! | `default = LIT` | field | advertised `default`, filled in when absent; makes the field optional |
 //! | `enum = ["a", "b"]` | field | restricts the value to these strings |
+//! | `minimum = N`, `maximum = N` | number field | inclusive range (`"p" must be at least 0`) |
+//! | `min_length = N`, `max_length = N` | string field | length in characters |
+//! | `min_items = N`, `max_items = N` | `Vec` field | number of elements |
 //!
 //! `LIT` is a string, number or boolean literal, a negative number, or an
-//! array of those. All problems in one input are reported together, each at
-//! its own span.
+//! array of those. A `minimum`/`maximum` is a number literal (a fraction
+//! only on a float field); a length or count is a non-negative integer literal.
+//!
+//! A bound on `Option<T>` or `Box<T>` applies to `T`. On a `Vec<T>`,
+//! `min_items`/`max_items` bound the array and the other bounds apply to
+//! its elements. A bound on a field type it cannot apply to (`min_length` on a
+//! `u32`) is a type error at the field. Integer fields already carry the
+//! range of their Rust type (`u8`: 0 to 255, `u64`: at least 0), so a
+//! model's `-5` for a `u64` is a schema violation, not a serde error.
+//!
+//! All problems in one input are reported together, each at its own span.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

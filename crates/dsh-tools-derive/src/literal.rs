@@ -1,10 +1,13 @@
-//! The value of `#[tool(default = ...)]` and `#[tool(enum = [...])]`.
+//! The values of `#[tool(default = ...)]`, `#[tool(enum = [...])]` and the
+//! bounds (`minimum`, `min_length`, …).
 //!
 //! A default is a string, integer, float or boolean literal, a negated number
 //! literal, or an array of those (nested arrays too). It is checked here and
 //! re-emitted in a canonical, fully typed form (`5u64`, `-3i64`, `1.5f64`) so
 //! the generated `json!` call can neither overflow an `i32` nor fail at run
-//! time: integers must fit `i64`/`u64` and floats must be finite.
+//! time: integers must fit `i64`/`u64` and floats must be finite. A
+//! `minimum`/`maximum` is a number literal of the same kind; a length or an
+//! item count is a non-negative integer literal.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -73,19 +76,19 @@ fn lower_lit(lit: &Lit, negative: bool, errors: &mut Vec<syn::Error>) -> Option<
             Ok(LitStr::new(&s.value(), span).into_token_stream())
         }
         Lit::Bool(b) => Ok(b.into_token_stream()),
-        Lit::Int(int) => lower_int(int, negative),
-        Lit::Float(float) => lower_float(float, negative),
+        Lit::Int(int) => lower_int(int, negative, "default"),
+        Lit::Float(float) => lower_float(float, negative, "default"),
         _ => Err(syn::Error::new(span, DEFAULT_EXPECTED)),
     };
     result.map_err(|err| errors.push(err)).ok()
 }
 
-fn lower_int(int: &LitInt, negative: bool) -> syn::Result<TokenStream> {
+fn lower_int(int: &LitInt, negative: bool, what: &str) -> syn::Result<TokenStream> {
     let span = int.span();
     let too_big = || {
         syn::Error::new(
             span,
-            "this default does not fit in a 64-bit integer (`i64` or `u64`)",
+            format!("this {what} does not fit in a 64-bit integer (`i64` or `u64`)"),
         )
     };
     let magnitude: u64 = int.base10_parse().map_err(|_| too_big())?;
@@ -103,13 +106,16 @@ fn lower_int(int: &LitInt, negative: bool) -> syn::Result<TokenStream> {
     Ok(quote!(-#lit))
 }
 
-fn lower_float(float: &LitFloat, negative: bool) -> syn::Result<TokenStream> {
+fn lower_float(float: &LitFloat, negative: bool, what: &str) -> syn::Result<TokenStream> {
     let span = float.span();
     let value: f64 = float
         .base10_parse()
-        .map_err(|err| syn::Error::new(span, format!("invalid float default: {err}")))?;
+        .map_err(|err| syn::Error::new(span, format!("invalid float {what}: {err}")))?;
     if !value.is_finite() {
-        return Err(syn::Error::new(span, "a float default must be finite"));
+        return Err(syn::Error::new(
+            span,
+            format!("a float {what} must be finite"),
+        ));
     }
     // `{:?}` always writes a fraction or an exponent (`1.0`, `1e300`), so the
     // `f64` suffix makes a valid float literal.
@@ -150,6 +156,118 @@ pub fn enum_values(expr: &Expr) -> Result<Vec<LitStr>, Vec<syn::Error>> {
         Ok(values)
     } else {
         Err(errors)
+    }
+}
+
+/// A checked `#[tool(minimum = ...)]` or `#[tool(maximum = ...)]` value.
+pub struct NumberBound {
+    /// The value as a typed literal for generated code (`5u64`, `-3i64`, `1.5f64`).
+    pub tokens: TokenStream,
+    /// The value, for comparing a minimum with a maximum.
+    pub value: BoundValue,
+    /// Whether it has a fraction (so it fits only a float field).
+    pub fractional: bool,
+}
+
+/// The value of a numeric bound.
+#[derive(Clone, Copy)]
+pub enum BoundValue {
+    /// An integer literal, possibly negated.
+    Int(i128),
+    /// A float literal, possibly negated.
+    Float(f64),
+}
+
+impl BoundValue {
+    /// Whether `self` is greater than `other`.
+    pub fn greater_than(self, other: BoundValue) -> bool {
+        match (self, other) {
+            (BoundValue::Int(a), BoundValue::Int(b)) => a > b,
+            (a, b) => a.as_f64() > b.as_f64(),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            BoundValue::Int(i) => i as f64,
+            BoundValue::Float(f) => f,
+        }
+    }
+}
+
+impl std::fmt::Display for BoundValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BoundValue::Int(i) => write!(f, "{i}"),
+            BoundValue::Float(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+/// Checks `minimum = ...` / `maximum = ...`: an integer or float literal,
+/// possibly negated, that fits `i64`/`u64` or is a finite `f64`.
+pub fn number_bound(key: &str, expr: &Expr) -> syn::Result<NumberBound> {
+    let expected = || {
+        syn::Error::new_spanned(
+            expr,
+            format!(
+                "`#[tool({key} = ...)]` must be a number literal, e.g. `#[tool({key} = 0)]` or `#[tool({key} = -1.5)]`"
+            ),
+        )
+    };
+    let (lit, negative) = match strip_groups(expr) {
+        Expr::Lit(lit) if lit.attrs.is_empty() => (&lit.lit, false),
+        Expr::Unary(unary) if unary.attrs.is_empty() && matches!(unary.op, UnOp::Neg(_)) => {
+            match strip_groups(&unary.expr) {
+                Expr::Lit(lit) if lit.attrs.is_empty() => (&lit.lit, true),
+                _ => return Err(expected()),
+            }
+        }
+        _ => return Err(expected()),
+    };
+    match lit {
+        Lit::Int(int) => {
+            let tokens = lower_int(int, negative, "bound")?;
+            let magnitude: u64 = int.base10_parse()?;
+            let value = if negative {
+                -i128::from(magnitude)
+            } else {
+                i128::from(magnitude)
+            };
+            Ok(NumberBound {
+                tokens,
+                value: BoundValue::Int(value),
+                fractional: false,
+            })
+        }
+        Lit::Float(float) => {
+            let tokens = lower_float(float, negative, "bound")?;
+            let magnitude: f64 = float.base10_parse()?;
+            let value = if negative { -magnitude } else { magnitude };
+            Ok(NumberBound {
+                tokens,
+                value: BoundValue::Float(value),
+                fractional: value.fract() != 0.0,
+            })
+        }
+        _ => Err(expected()),
+    }
+}
+
+/// Checks `min_length = ...` and the other counts: a non-negative integer literal.
+pub fn count(key: &str, expr: &Expr) -> syn::Result<u64> {
+    let expected = || {
+        syn::Error::new_spanned(
+            expr,
+            format!("`#[tool({key} = ...)]` must be a non-negative integer literal, e.g. `#[tool({key} = 1)]`"),
+        )
+    };
+    match strip_groups(expr) {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(int),
+            attrs,
+        }) if attrs.is_empty() => int.base10_parse().map_err(|_| expected()),
+        _ => Err(expected()),
     }
 }
 

@@ -74,7 +74,7 @@ fn schema_of_a_struct() {
         "type": "object",
         "properties": {
             "host": {"type": "string", "description": "Host name."},
-            "port": {"type": "integer"}
+            "port": {"type": "integer", "minimum": 0, "maximum": 65535}
         },
         "required": ["host"]
     });
@@ -92,7 +92,12 @@ fn schema_of_a_struct() {
                     "description": "Directories to search.",
                     "items": {"type": "string"}
                 },
-                "limit": {"type": "integer", "description": "Maximum number of matches."},
+                "limit": {
+                    "type": "integer",
+                    "description": "Maximum number of matches.",
+                    "minimum": 0,
+                    "maximum": u32::MAX
+                },
                 "case_sensitive": {"type": "boolean"},
                 "ratio": {"type": "number"},
                 "target": {
@@ -211,17 +216,21 @@ fn tool_defaults_and_enums() {
         json!({
             "type": "object",
             "properties": {
-                "limit": {"type": "integer", "default": 10},
+                "limit": {"type": "integer", "default": 10, "minimum": 0, "maximum": u32::MAX},
                 "mode": {"type": "string", "enum": ["text", "bytes"], "default": "text"},
                 "offset": {"type": "integer", "default": -3},
                 "min": {"type": "integer", "default": i64::MIN},
-                "max": {"type": "integer", "default": u64::MAX},
+                "max": {"type": "integer", "default": u64::MAX, "minimum": 0},
                 "ratio": {"type": "number", "default": 1.5},
                 "shift": {"type": "number", "default": -2.0},
                 "follow": {"type": "boolean", "default": true},
                 "tags": {"type": "array", "default": ["a", "b"], "items": {"type": "string"}},
-                "grid": {"type": "array", "default": [[1, -1], []], "items": {"type": "array", "items": {"type": "integer"}}},
-                "maybe": {"type": "integer", "default": 7},
+                "grid": {
+                    "type": "array",
+                    "default": [[1, -1], []],
+                    "items": {"type": "array", "items": {"type": "integer", "minimum": -128, "maximum": 127}}
+                },
+                "maybe": {"type": "integer", "default": 7, "minimum": 0, "maximum": 255},
                 "choice": {"type": "string", "enum": ["x", "y"]}
             },
             "required": ["choice"]
@@ -318,7 +327,13 @@ struct AllDefault {
 fn container_default_makes_every_field_optional() {
     assert_eq!(
         mcp::<AllDefault>(),
-        json!({"type": "object", "properties": {"name": {"type": "string"}, "count": {"type": "integer"}}})
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "count": {"type": "integer", "minimum": 0, "maximum": u32::MAX}
+            }
+        })
     );
     assert_eq!(
         AllDefault::from_value(json!({})).unwrap(),
@@ -330,14 +345,32 @@ fn container_default_makes_every_field_optional() {
 #[allow(dead_code)]
 struct Small {
     n: u8,
+    counts: Option<HashMap<String, u8>>,
 }
 
 #[test]
-fn out_of_range_integer_is_invalid_args_not_a_panic() {
+fn out_of_range_integer_is_a_schema_violation() {
     let err = Small::from_value(json!({"n": 300})).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgs);
+    assert_eq!(err.violations()[0].kind(), ViolationKind::OutOfRange);
+    assert_eq!(
+        err.message(),
+        r#"invalid arguments: "n" must be at most 255"#
+    );
+    let err = Small::from_value(json!({"n": -1})).unwrap_err();
+    assert_eq!(
+        err.message(),
+        r#"invalid arguments: "n" must be at least 0"#
+    );
+}
+
+#[test]
+fn a_value_the_schema_does_not_describe_is_unreadable_not_a_panic() {
+    // A map's values are not described, so serde is the one to refuse 300.
+    let err = Small::from_value(json!({"n": 1, "counts": {"a": 300}})).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgs);
     assert_eq!(err.violations()[0].kind(), ViolationKind::Unreadable);
-    assert_eq!(err.violations()[0].path(), "n");
+    assert_eq!(err.violations()[0].path(), "counts.a");
 }
 
 #[derive(ToolArgs, Deserialize)]
@@ -576,6 +609,12 @@ mod strict {
         pub other: Option<Vec<String>>,
         /// A kind.
         pub kind: Kind,
+        /// Bounded.
+        #[tool(minimum = -1, maximum = 1.5, min_items = 1, max_items = 2)]
+        pub bounded: Vec<f32>,
+        /// Bounded too.
+        #[tool(min_length = 1, max_length = 2)]
+        pub text: Option<String>,
     }
 
     /// Documented enum.
@@ -588,7 +627,158 @@ mod strict {
 
 #[test]
 fn strict_lints() {
-    assert_eq!(names::<strict::Strict>(), ["field", "other", "kind"]);
+    assert_eq!(
+        names::<strict::Strict>(),
+        ["field", "other", "kind", "bounded", "text"]
+    );
+}
+
+/// Bound attributes, and the ranges integer types carry on their own.
+#[derive(ToolArgs, Deserialize, Debug, PartialEq)]
+#[allow(dead_code)]
+struct Bounded {
+    /// Deadline.
+    timeout_ms: Option<u64>,
+    #[tool(minimum = 1, maximum = 100, default = 10)]
+    limit: u32,
+    #[tool(minimum = -1.5, maximum = 0.5)]
+    ratio: f64,
+    #[tool(min_length = 1, max_length = 64)]
+    name: String,
+    #[tool(min_items = 1, max_items = 3, max_length = 8)]
+    tags: Vec<String>,
+    #[tool(minimum = 1, min_items = 1)]
+    ports: Option<Vec<u16>>,
+    #[tool(maximum = -1)]
+    negative: Box<i64>,
+    letter: char,
+    small: i8,
+}
+
+fn valid_bounded() -> Value {
+    json!({
+        "timeout_ms": 0, "ratio": 0.5, "name": "n", "tags": ["a"], "negative": -1,
+        "letter": "x", "small": -128
+    })
+}
+
+#[test]
+fn bound_attributes_and_integer_ranges_in_the_schema() {
+    assert_eq!(
+        mcp::<Bounded>(),
+        json!({
+            "type": "object",
+            "properties": {
+                "timeout_ms": {"type": "integer", "description": "Deadline.", "minimum": 0},
+                "limit": {"type": "integer", "default": 10, "minimum": 1, "maximum": 100},
+                "ratio": {"type": "number", "minimum": -1.5, "maximum": 0.5},
+                "name": {"type": "string", "minLength": 1, "maxLength": 64},
+                "tags": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "items": {"type": "string", "maxLength": 8}
+                },
+                "ports": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {"type": "integer", "minimum": 1, "maximum": 65535}
+                },
+                "negative": {"type": "integer", "maximum": -1},
+                "letter": {"type": "string", "minLength": 1, "maxLength": 1},
+                "small": {"type": "integer", "minimum": -128, "maximum": 127}
+            },
+            "required": ["ratio", "name", "tags", "negative", "letter", "small"]
+        })
+    );
+    assert_eq!(Bounded::schema().check(), Ok(()));
+    let args = Bounded::from_value(valid_bounded()).unwrap();
+    assert_eq!(args.limit, 10);
+    assert_eq!(args.letter, 'x');
+}
+
+#[test]
+fn out_of_bounds_arguments_get_schema_messages_not_serde_messages() {
+    let mut args = valid_bounded();
+    args["timeout_ms"] = json!(-5);
+    let err = Bounded::from_value(args).unwrap_err();
+    assert_eq!(
+        err.message(),
+        r#"invalid arguments: "timeout_ms" must be at least 0"#
+    );
+    assert_eq!(err.violations()[0].kind(), ViolationKind::OutOfRange);
+
+    let err = Bounded::from_value(json!({
+        "timeout_ms": 1,
+        "limit": 0,
+        "ratio": -2,
+        "name": "",
+        "tags": ["ok", "much too long"],
+        "ports": [0, 80, 65536],
+        "negative": 0,
+        "letter": "xy",
+        "small": 128
+    }))
+    .unwrap_err();
+    assert_eq!(
+        err.violations()
+            .iter()
+            .map(|v| v.message())
+            .collect::<Vec<_>>(),
+        [
+            r#""limit" must be at least 1"#,
+            r#""ratio" must be at least -1.5"#,
+            r#""name" must be at least 1 character long"#,
+            r#""tags[1]" must be at most 8 characters long"#,
+            r#""ports[0]" must be at least 1"#,
+            r#""ports[2]" must be at most 65535"#,
+            r#""negative" must be at most -1"#,
+            r#""letter" must be at most 1 character long"#,
+            r#""small" must be at most 127"#,
+        ]
+    );
+    let mut args = valid_bounded();
+    args["tags"] = json!([]);
+    args["ports"] = json!([]);
+    assert_eq!(
+        Bounded::from_value(args).unwrap_err().message(),
+        r#"invalid arguments: "tags" must have at least 1 item; "ports" must have at least 1 item"#
+    );
+}
+
+#[test]
+fn every_integer_type_carries_its_range() {
+    fn range<T: ArgType>() -> (Option<Value>, Option<Value>) {
+        let prop = T::arg_prop();
+        (
+            prop.get_minimum().cloned().map(Value::Number),
+            prop.get_maximum().cloned().map(Value::Number),
+        )
+    }
+    let some = |v: Value| Some(v);
+    assert_eq!(range::<u8>(), (some(json!(0)), some(json!(255))));
+    assert_eq!(range::<u16>(), (some(json!(0)), some(json!(65535))));
+    assert_eq!(range::<u32>(), (some(json!(0)), some(json!(u32::MAX))));
+    assert_eq!(range::<i8>(), (some(json!(-128)), some(json!(127))));
+    assert_eq!(
+        range::<i16>(),
+        (some(json!(i16::MIN)), some(json!(i16::MAX)))
+    );
+    assert_eq!(
+        range::<i32>(),
+        (some(json!(i32::MIN)), some(json!(i32::MAX)))
+    );
+    for unsigned in [range::<u64>(), range::<usize>(), range::<u128>()] {
+        assert_eq!(unsigned, (some(json!(0)), None));
+    }
+    for signed in [range::<i64>(), range::<isize>(), range::<i128>()] {
+        assert_eq!(signed, (None, None));
+    }
+    assert_eq!(range::<f64>(), (None, None));
+    assert_eq!(
+        range::<Option<Box<u8>>>(),
+        (some(json!(0)), some(json!(255)))
+    );
 }
 
 fn always_one() -> u8 {
@@ -621,7 +811,13 @@ mod not_read {
 fn ignored_serde_attributes() {
     assert_eq!(
         mcp::<IgnoredSerdeAttrs>(),
-        json!({"type": "object", "properties": {"name": {"type": "string"}, "one": {"type": "integer"}}})
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "one": {"type": "integer", "minimum": 0, "maximum": 255}
+            }
+        })
     );
     assert_eq!(
         IgnoredSerdeAttrs::from_value(json!({})).unwrap(),
