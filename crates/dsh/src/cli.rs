@@ -1,16 +1,58 @@
 //! Parsing of the command line. Every mistake is a [`UsageError`] (exit 2).
 
-use dsh_tools::Dialect;
+use dsh_tools::ToolFormat;
 use std::fmt;
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
 usage:
-  dsh schemas [--format mcp|openai|openai-strict|anthropic|gemini]
+  dsh schemas [--format FORMAT]
   dsh call TOOL [ARGS_JSON|-] [--settings FILE] [--mode MODE] [--cwd DIR] [--present] [--yes]
   dsh policy check TOOL ARGS_JSON [--settings FILE] [--mode MODE] [--cwd DIR]
 
+schemas formats (the value of a request's `tools` field):
+  mcp                      MCP tools/list entries (default)
+  anthropic                Anthropic Messages tools
+  openai                   OpenAI Chat Completions function tools
+  openai-strict            the same in strict mode
+  openai-responses         OpenAI Responses function tools
+  openai-responses-strict  the same in strict mode
+  gemini                   Gemini [{functionDeclarations: [...]}]
+  plain                    the provider-neutral {name, description, parameters}
+
 exit status: 0 success, 1 the call failed (isError), 2 usage error";
+
+/// What `dsh schemas` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemasFormat {
+    /// The provider-neutral `ToolSchema` array, parameters in the MCP dialect.
+    Plain,
+    /// A provider's declarations, as its request's `tools` field wants them.
+    Provider(ToolFormat),
+}
+
+impl Default for SchemasFormat {
+    fn default() -> Self {
+        SchemasFormat::Provider(ToolFormat::Mcp)
+    }
+}
+
+impl std::str::FromStr for SchemasFormat {
+    type Err = UsageError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("plain") {
+            return Ok(SchemasFormat::Plain);
+        }
+        s.parse().map(SchemasFormat::Provider).map_err(|_| {
+            let names: Vec<&str> = ToolFormat::ALL.iter().map(|f| f.as_str()).collect();
+            UsageError(format!(
+                "unknown schemas format {s:?} (expected one of {}, plain)",
+                names.join(", ")
+            ))
+        })
+    }
+}
 
 /// A command-line mistake, printed with the usage text.
 #[derive(Debug, PartialEq, Eq)]
@@ -34,7 +76,7 @@ pub struct PipelineOptions {
 pub enum Command {
     Help,
     Schemas {
-        dialect: Dialect,
+        format: SchemasFormat,
     },
     Call {
         tool: String,
@@ -64,17 +106,11 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, UsageErr
     };
     let mut positional = Vec::new();
     let mut options = PipelineOptions::default();
-    let mut dialect = None;
+    let mut format = None;
     let (mut present, mut yes) = (false, false);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--format" => {
-                let name = value("--format", &mut args)?;
-                dialect = Some(
-                    name.parse::<Dialect>()
-                        .map_err(|e| UsageError(e.to_string()))?,
-                );
-            }
+            "--format" => format = Some(value("--format", &mut args)?.parse::<SchemasFormat>()?),
             "--settings" => options.settings = Some(value("--settings", &mut args)?.into()),
             "--mode" => options.mode = Some(value("--mode", &mut args)?),
             "--cwd" => options.cwd = Some(value("--cwd", &mut args)?.into()),
@@ -90,7 +126,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, UsageErr
     }
     let only = |allowed: &[&str]| -> Result<(), UsageError> {
         let given = [
-            ("--format", dialect.is_some()),
+            ("--format", format.is_some()),
             ("--settings", options.settings.is_some()),
             ("--mode", options.mode.is_some()),
             ("--cwd", options.cwd.is_some()),
@@ -115,7 +151,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, UsageErr
                 return Err(UsageError(format!("unexpected argument {extra:?}")));
             }
             Ok(Command::Schemas {
-                dialect: dialect.unwrap_or_default(),
+                format: format.unwrap_or_default(),
             })
         }
         "call" => {
@@ -175,15 +211,23 @@ mod tests {
         assert_eq!(
             parse_str("schemas").unwrap(),
             Command::Schemas {
-                dialect: Dialect::Mcp
+                format: SchemasFormat::Provider(ToolFormat::Mcp)
             }
         );
         assert_eq!(
-            parse_str("schemas --format openai-strict").unwrap(),
+            parse_str("schemas --format plain").unwrap(),
             Command::Schemas {
-                dialect: Dialect::OpenAiStrict
+                format: SchemasFormat::Plain
             }
         );
+        for format in ToolFormat::ALL {
+            assert_eq!(
+                parse_str(&format!("schemas --format {format}")).unwrap(),
+                Command::Schemas {
+                    format: SchemasFormat::Provider(format)
+                }
+            );
+        }
         assert_eq!(
             parse_str("call bash - --present --cwd /tmp").unwrap(),
             Command::Call {
@@ -204,11 +248,24 @@ mod tests {
     }
 
     #[test]
+    fn usage_lists_every_schemas_format() {
+        for format in ToolFormat::ALL {
+            assert!(USAGE.contains(&format!("\n  {format} ")), "{format}");
+        }
+        assert!(USAGE.contains("\n  plain "));
+    }
+
+    #[test]
     fn mistakes() {
         for (line, message) in [
             ("", "missing command"),
             ("frobnicate", "unknown command \"frobnicate\""),
-            ("schemas --format yaml", "unknown schema dialect \"yaml\""),
+            (
+                "schemas --format yaml",
+                "unknown schemas format \"yaml\" (expected one of mcp, anthropic, openai, \
+                 openai-strict, openai-responses, openai-responses-strict, gemini, plain)",
+            ),
+            ("schemas --format", "--format needs a value"),
             (
                 "schemas --present",
                 "--present does not apply to `dsh schemas`",

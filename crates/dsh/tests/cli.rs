@@ -22,28 +22,127 @@ fn json_out(output: &Output) -> Value {
     })
 }
 
-#[test]
-fn schemas_lists_the_bash_family_in_each_format() {
-    let output = dsh(&["schemas"]);
-    assert!(output.status.success());
-    let schemas = json_out(&output);
-    let names: Vec<_> = schemas
+fn schemas(format: &str) -> Value {
+    let output = dsh(&["schemas", "--format", format]);
+    assert!(
+        output.status.success(),
+        "{format}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    json_out(&output)
+}
+
+const BASH_FAMILY: [&str; 3] = ["bash", "bash_output", "bash_kill"];
+
+fn names(declarations: &Value, name: impl Fn(&Value) -> &Value) -> Vec<Value> {
+    declarations
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["name"].clone())
-        .collect();
+        .map(|d| name(d).clone())
+        .collect()
+}
+
+#[test]
+fn schemas_default_to_mcp_tools_list_entries() {
+    let output = dsh(&["schemas"]);
+    assert!(output.status.success());
+    let tools = json_out(&output);
+    assert_eq!(tools, schemas("mcp"));
+    assert_eq!(names(&tools, |d| &d["name"]), BASH_FAMILY.map(|n| json!(n)));
+    assert_eq!(tools[0]["inputSchema"]["required"], json!(["command"]));
+    assert!(tools[0].get("parameters").is_none());
+    // MCP hosts read the hints; bash_output only reads.
+    assert_eq!(tools[1]["annotations"]["readOnlyHint"], json!(true));
+}
+
+#[test]
+fn schemas_in_each_providers_envelope() {
+    let expected = BASH_FAMILY.map(|n| json!(n));
+
+    let plain = schemas("plain");
+    assert_eq!(names(&plain, |d| &d["name"]), expected);
+    assert_eq!(plain[0]["parameters"]["required"], json!(["command"]));
+    assert!(plain[0].get("type").is_none() && plain[0].get("annotations").is_none());
+
+    let anthropic = schemas("anthropic");
+    assert_eq!(names(&anthropic, |d| &d["name"]), expected);
+    assert_eq!(anthropic[0]["input_schema"], plain[0]["parameters"]);
+
+    for format in ["openai", "openai-strict"] {
+        let chat = schemas(format);
+        assert_eq!(
+            names(&chat, |d| &d["function"]["name"]),
+            expected,
+            "{format}"
+        );
+        assert_eq!(chat[0]["type"], json!("function"));
+        assert_eq!(
+            chat[0]["function"]["strict"],
+            json!(format == "openai-strict")
+        );
+    }
+    let strict = schemas("openai-strict");
     assert_eq!(
-        names,
-        [json!("bash"), json!("bash_output"), json!("bash_kill")]
-    );
-    assert_eq!(schemas[0]["parameters"]["required"], json!(["command"]));
-    let strict = json_out(&dsh(&["schemas", "--format", "openai-strict"]));
-    assert_eq!(strict[0]["strict"], json!(true));
-    assert_eq!(
-        strict[0]["parameters"]["additionalProperties"],
+        strict[0]["function"]["parameters"]["additionalProperties"],
         json!(false)
     );
+
+    for format in ["openai-responses", "openai-responses-strict"] {
+        let responses = schemas(format);
+        assert_eq!(names(&responses, |d| &d["name"]), expected, "{format}");
+        assert_eq!(responses[0]["type"], json!("function"));
+        assert_eq!(
+            responses[0]["strict"],
+            json!(format == "openai-responses-strict")
+        );
+        assert!(responses[0].get("function").is_none());
+    }
+
+    let gemini = schemas("gemini");
+    assert_eq!(gemini.as_array().unwrap().len(), 1);
+    assert_eq!(
+        names(&gemini[0]["functionDeclarations"], |d| &d["name"]),
+        expected
+    );
+    assert!(gemini[0]["functionDeclarations"][0]["parameters"]
+        .get("additionalProperties")
+        .is_none());
+}
+
+#[test]
+fn an_unknown_schemas_format_names_the_valid_ones() {
+    let output = dsh(&["schemas", "--format", "yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unknown schemas format \"yaml\""),
+        "{stderr}"
+    );
+    for name in [
+        "mcp",
+        "anthropic",
+        "openai",
+        "openai-strict",
+        "openai-responses",
+        "openai-responses-strict",
+        "gemini",
+        "plain",
+    ] {
+        assert!(stderr.contains(name), "{name}: {stderr}");
+    }
+}
+
+#[test]
+fn help_lists_the_schemas_formats() {
+    let output = dsh(&["--help"]);
+    assert_eq!(output.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(help.contains("dsh schemas [--format FORMAT]"), "{help}");
+    for name in ["openai-responses-strict", "gemini", "plain"] {
+        assert!(help.contains(name), "{name}: {help}");
+    }
 }
 
 #[test]
