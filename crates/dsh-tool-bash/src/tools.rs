@@ -394,7 +394,6 @@ impl Tool for BashKillTool {
             destructive: Some(true),
             idempotent: Some(true),
             open_world: Some(false),
-            ..ToolAnnotations::default()
         }
     }
 }

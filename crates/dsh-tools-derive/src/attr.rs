@@ -20,6 +20,10 @@ const MISMATCH: &str =
 
 /// Container (struct or enum) attributes.
 pub struct Container {
+    /// No serde attribute but those whose effect the schema states
+    /// (`rename_all`, `default`, `deny_unknown_fields`): serde then reads
+    /// exactly what the schema allows, before the tool-only rules.
+    pub serde_exact: bool,
     /// The `rename_all` rule serde applies when deserialising.
     pub rename_all: RenameRule,
     /// `#[serde(default)]` on the struct: every field may be absent.
@@ -41,6 +45,9 @@ pub enum ContainerKind {
 
 /// Field attributes.
 pub struct Field {
+    /// No serde attribute but `rename`, `skip` and `default` (see
+    /// [`Container::serde_exact`]).
+    pub serde_exact: bool,
     /// `#[serde(rename)]` (the deserialize name).
     pub rename: Option<String>,
     /// `#[serde(skip)]` / `#[serde(skip_deserializing)]`: serde never reads it.
@@ -69,6 +76,9 @@ pub struct Field {
 
 /// Enum variant attributes.
 pub struct Variant {
+    /// No serde attribute but `rename` and `skip` (an `alias` would let
+    /// serde read a string the schema does not list).
+    pub serde_exact: bool,
     /// `#[serde(rename)]` (the deserialize name).
     pub rename: Option<String>,
     /// `#[serde(skip)]` / `#[serde(skip_deserializing)]`.
@@ -80,6 +90,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], kind: ContainerKind) -> Contain
     let mut rename_all = RenameRule::None;
     let mut default = false;
     let mut deny_unknown_fields = false;
+    let mut other_serde = false;
     each_meta(cx, attrs, "serde", |meta| {
         let path = &meta.path;
         if path.is_ident("rename_all") {
@@ -116,6 +127,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], kind: ContainerKind) -> Contain
             cx.error_spanned_by(path, format!("`#[serde({})]` {MISMATCH}", ident_name(path)));
             skip_value(&meta)?;
         } else {
+            other_serde = true;
             skip_value(&meta)?;
         }
         Ok(())
@@ -148,6 +160,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], kind: ContainerKind) -> Contain
         rename_all,
         default,
         deny_unknown_fields,
+        serde_exact: !other_serde,
         description: description.or_else(|| doc_description(attrs)),
     }
 }
@@ -157,6 +170,7 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
     let mut rename = None;
     let mut skip = false;
     let mut serde_default = false;
+    let mut other_serde = false;
     let mut refused: Vec<Path> = Vec::new();
     each_meta(cx, attrs, "serde", |meta| {
         let path = &meta.path;
@@ -176,6 +190,8 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
             refused.push(path.clone());
             skip_value(&meta)?;
         } else {
+            // `alias` and the like: serde may read what the schema does not say.
+            other_serde = true;
             skip_value(&meta)?;
         }
         Ok(())
@@ -254,6 +270,7 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
     });
 
     let field = Field {
+        serde_exact: !other_serde,
         rename,
         skip,
         serde_default,
@@ -312,6 +329,7 @@ fn check_bound_order(cx: &Ctxt, field: &Field) {
 pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> Variant {
     let mut rename = None;
     let mut skip = false;
+    let mut other_serde = false;
     let mut refused: Vec<Path> = Vec::new();
     each_meta(cx, attrs, "serde", |meta| {
         let path = &meta.path;
@@ -328,6 +346,7 @@ pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> Variant {
             refused.push(path.clone());
             skip_value(&meta)?;
         } else {
+            other_serde = true;
             skip_value(&meta)?;
         }
         Ok(())
@@ -352,7 +371,11 @@ pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> Variant {
         skip_value(&meta)
     });
 
-    Variant { rename, skip }
+    Variant {
+        serde_exact: !other_serde,
+        rename,
+        skip,
+    }
 }
 
 /// Runs `f` on every item of every `#[name(...)]` attribute, recording parse errors.

@@ -64,6 +64,7 @@ fn expand_struct(cx: &Ctxt, input: &DeriveInput, data: &DataStruct) -> Option<To
     let ident = &input.ident;
     let mut names = HashSet::new();
     let mut props = Vec::with_capacity(fields.named.len());
+    let mut exact: Vec<TokenStream> = Vec::with_capacity(fields.named.len());
     for field in &fields.named {
         let attrs = attr::field(cx, &field.attrs);
         if attrs.skip {
@@ -99,6 +100,22 @@ fn expand_struct(cx: &Ctxt, input: &DeriveInput, data: &DataStruct) -> Option<To
         } else {
             quote_spanned!(span=> !#arg_type::OPTIONAL)
         };
+        // serde checks this field exactly when it adds no tool-only rule
+        // (a default to fill in, an enum on a plain string, a bound) and its
+        // type is checked exactly in turn.
+        let tool_only_rules = attrs.default.is_some()
+            || attrs.enum_values.is_some()
+            || attrs.minimum.is_some()
+            || attrs.maximum.is_some()
+            || attrs.min_length.is_some()
+            || attrs.max_length.is_some()
+            || attrs.min_items.is_some()
+            || attrs.max_items.is_some();
+        if tool_only_rules || !attrs.serde_exact {
+            exact.push(quote!(false));
+        } else {
+            exact.push(quote_spanned!(span=> #arg_type::SERDE_EXACT));
+        }
         let mut prop = quote_spanned!(span=> #arg_type::arg_prop());
         prop = quote!(#prop.set_required(#required));
         prop = quote!(#prop #bound_calls);
@@ -116,6 +133,7 @@ fn expand_struct(cx: &Ctxt, input: &DeriveInput, data: &DataStruct) -> Option<To
         props.push(quote!(.prop(#name, #prop)));
     }
     let closed = container.deny_unknown_fields.then(|| quote!(.closed()));
+    let container_exact = container.serde_exact;
 
     Some(quote! {
         #[automatically_derived]
@@ -123,6 +141,8 @@ fn expand_struct(cx: &Ctxt, input: &DeriveInput, data: &DataStruct) -> Option<To
             fn schema() -> ::dsh_tools::SchemaSpec {
                 ::dsh_tools::SchemaSpec::new() #(#props)* #closed
             }
+
+            const SERDE_EXACT: bool = #container_exact #(&& #exact)*;
         }
 
         #[automatically_derived]
@@ -130,6 +150,8 @@ fn expand_struct(cx: &Ctxt, input: &DeriveInput, data: &DataStruct) -> Option<To
             fn arg_prop() -> ::dsh_tools::SchemaProp {
                 ::dsh_tools::SchemaProp::object(<#ident as ::dsh_tools::ToolArgs>::schema())
             }
+
+            const SERDE_EXACT: bool = <#ident as ::dsh_tools::ToolArgs>::SERDE_EXACT;
         }
     })
 }
@@ -189,8 +211,10 @@ fn expand_enum(cx: &Ctxt, input: &DeriveInput, data: &DataEnum) -> TokenStream {
     let container = attr::container(cx, &input.attrs, ContainerKind::Enum);
     let mut names = HashSet::new();
     let mut values = Vec::with_capacity(data.variants.len());
+    let mut exact = container.serde_exact;
     for variant in &data.variants {
         let attrs = attr::variant(cx, &variant.attrs);
+        exact &= attrs.serde_exact;
         if attrs.skip {
             // serde never reads a skipped variant, whatever its fields.
             continue;
@@ -234,6 +258,9 @@ fn expand_enum(cx: &Ctxt, input: &DeriveInput, data: &DataEnum) -> TokenStream {
                     .one_of::<[&'static str; #count], &'static str>([#(#values),*])
                     #description
             }
+
+            // serde accepts exactly the variant names the enum lists.
+            const SERDE_EXACT: bool = #exact;
         }
     }
 }

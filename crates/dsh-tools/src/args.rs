@@ -23,6 +23,12 @@ pub trait ArgType {
 
     /// `true` for `Option<T>`: the property may be absent or `null`.
     const OPTIONAL: bool = false;
+
+    /// `true` when serde, reading this type from JSON, accepts exactly the
+    /// values [`ArgType::arg_prop`] allows or fewer: so a value serde read
+    /// is valid without a schema check. `false` (the safe default) for a type
+    /// whose schema adds rules serde does not enforce.
+    const SERDE_EXACT: bool = false;
 }
 
 /// A struct that is a tool's whole argument object. Derive it:
@@ -47,6 +53,16 @@ pub trait ArgType {
 pub trait ToolArgs: DeserializeOwned {
     /// The argument schema: one property per field, named as serde reads it.
     fn schema() -> SchemaSpec;
+
+    /// `true` when serde, reading `Self` from a JSON object, accepts only
+    /// arguments the schema accepts: every field's type is checked by serde
+    /// exactly, and no field adds a rule serde does not enforce (a schema
+    /// default, an enum on a plain string, a bound beyond the type's range,
+    /// an `alias`). Then a typed tool reads its arguments straight from the
+    /// model's text, and validates (for every violation, with paths) only
+    /// when serde refuses them. The derive works it out; a hand-written
+    /// impl keeps the safe default `false`.
+    const SERDE_EXACT: bool = false;
 
     /// Validates `value` against [`ToolArgs::schema`] and turns it into `Self`.
     ///
@@ -105,13 +121,23 @@ macro_rules! arg_type {
             fn arg_prop() -> SchemaProp {
                 SchemaProp::$ctor()
             }
+            const SERDE_EXACT: bool = true;
         }
     )*};
 }
 
 arg_type!(string: String, std::path::PathBuf);
 arg_type!(boolean: bool);
-arg_type!(integer: i64, i128, isize);
+arg_type!(integer: i64, isize);
+
+/// serde reads integers beyond `u64` into an `i128`/`u128` that the schema's
+/// `integer` (what JSON parsers keep exact) does not cover, so these are
+/// checked against the schema first.
+impl ArgType for i128 {
+    fn arg_prop() -> SchemaProp {
+        SchemaProp::integer()
+    }
+}
 arg_type!(number: f32, f64);
 
 /// Integers whose whole range is worth telling the model: a value outside it
@@ -122,6 +148,8 @@ macro_rules! arg_type_ranged {
             fn arg_prop() -> SchemaProp {
                 SchemaProp::integer().minimum(<$t>::MIN).maximum(<$t>::MAX)
             }
+            // serde enforces exactly the type's range.
+            const SERDE_EXACT: bool = true;
         }
     )*};
 }
@@ -136,17 +164,25 @@ macro_rules! arg_type_unsigned {
             fn arg_prop() -> SchemaProp {
                 SchemaProp::integer().minimum(0u64)
             }
+            const SERDE_EXACT: bool = true;
         }
     )*};
 }
 
-arg_type_unsigned!(u64, u128, usize);
+arg_type_unsigned!(u64, usize);
+
+impl ArgType for u128 {
+    fn arg_prop() -> SchemaProp {
+        SchemaProp::integer().minimum(0u64)
+    }
+}
 
 impl ArgType for char {
     /// A string of exactly one character.
     fn arg_prop() -> SchemaProp {
         SchemaProp::string().min_length(1).max_length(1)
     }
+    const SERDE_EXACT: bool = true;
 }
 
 /// Compile-time checks behind the bound attributes of `#[derive(ToolArgs)]`:
@@ -239,6 +275,8 @@ impl<T: ArgType> ArgType for Option<T> {
         T::arg_prop()
     }
     const OPTIONAL: bool = true;
+    // `null` and absence mean `None` to serde and "absent" to the schema.
+    const SERDE_EXACT: bool = T::SERDE_EXACT;
 }
 
 impl<T: ArgType> ArgType for Box<T> {
@@ -246,28 +284,36 @@ impl<T: ArgType> ArgType for Box<T> {
         T::arg_prop()
     }
     const OPTIONAL: bool = T::OPTIONAL;
+    const SERDE_EXACT: bool = T::SERDE_EXACT;
 }
 
 impl<T: ArgType> ArgType for Vec<T> {
     fn arg_prop() -> SchemaProp {
         SchemaProp::array(T::arg_prop())
     }
+    const SERDE_EXACT: bool = T::SERDE_EXACT;
 }
 
 impl<V> ArgType for std::collections::HashMap<String, V> {
     fn arg_prop() -> SchemaProp {
         SchemaProp::any_object()
     }
+    // Any object fits the schema; serde also checks the values.
+    const SERDE_EXACT: bool = true;
 }
 
 impl<V> ArgType for std::collections::BTreeMap<String, V> {
     fn arg_prop() -> SchemaProp {
         SchemaProp::any_object()
     }
+    // Any object fits the schema; serde also checks the values.
+    const SERDE_EXACT: bool = true;
 }
 
 impl ArgType for serde_json::Map<String, Value> {
     fn arg_prop() -> SchemaProp {
         SchemaProp::any_object()
     }
+    // Any object fits the schema; serde also checks the values.
+    const SERDE_EXACT: bool = true;
 }

@@ -210,7 +210,27 @@ impl<T: Tool> TypedTool<T> {
     }
 
     /// The call's arguments as `T::Args`, every violation reported.
+    ///
+    /// When serde checks `T::Args` exactly, serde reads them first (from the
+    /// model's text when nobody parsed it): what serde accepts the schema
+    /// accepts, so only a refusal needs the schema's check, for its messages.
     fn decode(&self, args: ToolArguments) -> Result<T::Args, ToolError> {
+        if <T::Args as ToolArgs>::SERDE_EXACT {
+            // Only an object: serde would also read a struct from an array.
+            let fast = match args.unparsed_text() {
+                Some(text) if text.trim_start().starts_with('{') => {
+                    serde_json::from_str::<T::Args>(text).ok()
+                }
+                Some(_) => None,
+                None => args
+                    .as_value()
+                    .filter(|value| value.is_object())
+                    .and_then(|value| T::Args::deserialize(value).ok()),
+            };
+            if let Some(typed) = fast {
+                return Ok(typed);
+            }
+        }
         let value = args
             .into_value()
             .map_err(|violation| ToolError::invalid_args(vec![violation]))?;
