@@ -301,7 +301,8 @@ impl PermissionPolicy {
         args: &Value,
         annotations: &ToolAnnotations,
     ) -> Evaluation {
-        self.evaluate(tool, args, annotations.is_read_only()).evaluation
+        self.evaluate(tool, args, annotations.is_read_only())
+            .evaluation
     }
 
     /// Every part's verdict, in source order: for a UI to show why, or to

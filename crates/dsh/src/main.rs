@@ -82,9 +82,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             let mut output = serde_json::to_value(&result).unwrap_or_default();
             if present {
                 let call = pipeline.registry.present_call(&tool, &arguments);
-                let done = pipeline
-                    .registry
-                    .present_result(&tool, &arguments, &result);
+                let done = pipeline.registry.present_result(&tool, &arguments, &result);
                 output["presentation"] = json!({"call": call, "result": done});
             }
             print_json(&output);
