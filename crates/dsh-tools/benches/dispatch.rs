@@ -10,7 +10,8 @@ mod ratio;
 
 use criterion::{criterion_group, Criterion};
 use dsh_tools::{
-    define_tool, ContentBlock, ToolArgs, ToolContext, ToolError, ToolExecution, ToolRegistry,
+    define_tool, ContentBlock, SyncMiddleware, ToolArgs, ToolContext, ToolError, ToolExecution,
+    ToolRegistry,
 };
 use serde::Deserialize;
 use std::hint::black_box;
@@ -30,6 +31,20 @@ async fn add(args: AddArgs, _ctx: ToolContext) -> Result<Vec<ContentBlock>, Tool
 
 fn registry() -> ToolRegistry {
     registry_with(3)
+}
+
+/// A pass-through layer with no future of its own.
+struct PassThrough;
+
+impl SyncMiddleware for PassThrough {}
+
+/// The tool behind `layers` pass-through sync middlewares.
+fn registry_with_sync(layers: usize) -> ToolRegistry {
+    let registry = registry_with(0);
+    for _ in 0..layers {
+        registry.use_sync_middleware(PassThrough);
+    }
+    registry
 }
 
 /// The tool behind `layers` pass-through middlewares.
@@ -111,7 +126,23 @@ fn overhead() {
         Duration::from_millis(40),
     );
     println!(
-        "RESULT dispatch per pass-through middleware: 3 layers {three:?}/call, none {none:?}/call, {:?} per layer (target <= 25ns)",
+        "RESULT dispatch per pass-through middleware (closure, boxed future): 3 layers {three:?}/call, none {none:?}/call, {:?} per layer (target <= 25ns)",
+        three.saturating_sub(none) / 3
+    );
+    let sync = registry_with_sync(3);
+    assert_eq!(rt.block_on(call(&sync)).text(), "42");
+    let (three, none) = ratio::compare(
+        || {
+            ratio::keep(rt.block_on(call(&sync)));
+        },
+        || {
+            ratio::keep(rt.block_on(call(&bare)));
+        },
+        21,
+        Duration::from_millis(40),
+    );
+    println!(
+        "RESULT dispatch per pass-through SyncMiddleware: 3 layers {three:?}/call, none {none:?}/call, {:?} per layer (target <= 25ns)",
         three.saturating_sub(none) / 3
     );
 }

@@ -162,7 +162,7 @@ pub use execution::{
 };
 pub use futures::future::BoxFuture;
 pub use middleware::{
-    FnMiddleware, Middleware, MiddlewareFuture, MiddlewareResult, Next, NextFuture,
+    FnMiddleware, Middleware, MiddlewareFuture, MiddlewareResult, Next, NextFuture, SyncMiddleware,
 };
 pub use presentation::{
     TerminalExit, ToolCallKind, ToolCallPresentation, ToolResultPresentation, ToolTerminal,

@@ -119,10 +119,70 @@ pub(crate) struct ToolEntry {
     pub(crate) tool: Arc<dyn ToolDefinition>,
 }
 
+/// A layer that decides before the call and looks at its outcome after it,
+/// without a future of its own: it costs a few nanoseconds, where a
+/// [`Middleware`] costs a boxed future. For auditing, counting, rewriting
+/// arguments or vetoing by a rule that needs no waiting; anything that waits
+/// (asks a person, runs a hook script) is a [`Middleware`].
+///
+/// Sync layers take their place in the chain like any other: first added is
+/// outermost, and every outcome of the layers inside (a veto, an error, a
+/// panic, an abort) reaches [`SyncMiddleware::after`].
+///
+/// ```
+/// use dsh_tools::{SyncMiddleware, ToolError, ToolExecution, ToolExecutionResult, ToolRegistry};
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::sync::Arc;
+///
+/// /// Counts failed calls, and refuses tools named `admin_*`.
+/// struct Guard(Arc<AtomicUsize>);
+///
+/// impl SyncMiddleware for Guard {
+///     fn before(&self, exec: &mut ToolExecution) -> Result<(), ToolError> {
+///         if exec.name.starts_with("admin_") {
+///             return Err(ToolError::msg("admin tools are off"));
+///         }
+///         Ok(())
+///     }
+///
+///     fn after(&self, result: &mut ToolExecutionResult) {
+///         if result.is_error {
+///             self.0.fetch_add(1, Ordering::Relaxed);
+///         }
+///     }
+/// }
+///
+/// let failures = Arc::new(AtomicUsize::new(0));
+/// let registry = ToolRegistry::new();
+/// registry.use_sync_middleware(Guard(failures.clone()));
+/// ```
+pub trait SyncMiddleware: Send + Sync + 'static {
+    /// Before the call: rewrite `exec`, or veto with `Err` (which becomes a
+    /// failed result with the error's code; the layers inside never run).
+    ///
+    /// # Errors
+    /// The veto.
+    fn before(&self, exec: &mut ToolExecution) -> Result<(), ToolError> {
+        let _ = exec;
+        Ok(())
+    }
+
+    /// After the call: every outcome of the layers inside, which it may change.
+    fn after(&self, result: &mut ToolExecutionResult) {
+        let _ = result;
+    }
+}
+
+#[derive(Clone)]
+pub(crate) enum Layer {
+    Async(Arc<dyn Middleware>),
+    Sync(Arc<dyn SyncMiddleware>),
+}
+
 #[derive(Clone)]
 pub(crate) struct LayerEntry {
     pub(crate) id: u64,
-    pub(crate) layer: Arc<dyn Middleware>,
+    pub(crate) layer: Layer,
 }
 
 /// What a call runs against: the tools and the layers, as one immutable
@@ -157,27 +217,53 @@ impl Next {
 
     /// Runs the rest of the chain and the tool. Never fails: every outcome,
     /// an inner panic included, is a result.
-    pub fn run(self, exec: ToolExecution) -> NextFuture {
+    pub fn run(self, mut exec: ToolExecution) -> NextFuture {
         let Next { state, index } = self;
-        let inner = match state.tables.layers.get(index) {
-            Some(entry) => {
-                let next = Next {
-                    state: state.clone(),
-                    index: index + 1,
-                };
-                // A panic in the layer's synchronous part is this layer's
-                // outcome, which the caller (the outer layer) must see.
-                match catch_unwind(AssertUnwindSafe(|| entry.layer.handle(exec, next))) {
-                    Ok(future) => NextInner::Layer(future),
-                    Err(payload) => NextInner::Done(Some(Box::new(middleware_panicked(
-                        &state.call_id,
-                        payload.as_ref(),
-                    )))),
+        let layers = &state.tables.layers;
+        // Sync layers run here, one after another, with no future of their
+        // own; their `after` hooks run when this future completes.
+        let first_sync = index;
+        let mut index = index;
+        let inner = loop {
+            let Some(entry) = layers.get(index) else {
+                break dispatch(exec, &state);
+            };
+            match &entry.layer {
+                Layer::Sync(layer) => {
+                    match catch_unwind(AssertUnwindSafe(|| layer.before(&mut exec))) {
+                        Ok(Ok(())) => index += 1,
+                        // A veto or a panic is this layer's outcome: the
+                        // layers outside it see it, its own `after` does not.
+                        Ok(Err(err)) => {
+                            break done(ToolExecutionResult::from_error(
+                                state.call_id.as_str(),
+                                &err,
+                            ))
+                        }
+                        Err(payload) => {
+                            break done(middleware_panicked(&state.call_id, payload.as_ref()))
+                        }
+                    }
+                }
+                Layer::Async(layer) => {
+                    let next = Next {
+                        state: state.clone(),
+                        index: index + 1,
+                    };
+                    // A panic in the layer's synchronous part is this layer's
+                    // outcome, which the caller (the outer layer) must see.
+                    break match catch_unwind(AssertUnwindSafe(|| layer.handle(exec, next))) {
+                        Ok(future) => NextInner::Layer(future),
+                        Err(payload) => done(middleware_panicked(&state.call_id, payload.as_ref())),
+                    };
                 }
             }
-            None => dispatch(exec, &state),
         };
-        NextFuture { inner, state }
+        NextFuture {
+            inner,
+            after: first_sync..index,
+            state,
+        }
     }
 
     /// The tool of that name in the registry as this call sees it (e.g. to
@@ -196,7 +282,13 @@ impl Next {
 #[must_use = "futures do nothing unless awaited"]
 pub struct NextFuture {
     inner: NextInner,
+    /// The sync layers this run passed, whose `after` hooks see the outcome.
+    after: std::ops::Range<usize>,
     state: Arc<CallState>,
+}
+
+fn done(result: ToolExecutionResult) -> NextInner {
+    NextInner::Done(Some(Box::new(result)))
 }
 
 enum NextInner {
@@ -217,8 +309,25 @@ impl Future for NextFuture {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
         // Every field is Unpin (boxed futures and Arcs), so NextFuture is too.
         let this = self.get_mut();
-        let call_id = this.state.call_id.as_str();
-        match &mut this.inner {
+        let Poll::Ready(mut result) = this.poll_inner(cx) else {
+            return Poll::Pending;
+        };
+        let layers = &this.state.tables.layers;
+        for entry in layers[this.after.clone()].iter().rev() {
+            if let Layer::Sync(layer) = &entry.layer {
+                if let Err(payload) = catch_unwind(AssertUnwindSafe(|| layer.after(&mut result))) {
+                    result = middleware_panicked(&this.state.call_id, payload.as_ref());
+                }
+            }
+        }
+        Poll::Ready(result)
+    }
+}
+
+impl NextFuture {
+    fn poll_inner(&mut self, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
+        let call_id = self.state.call_id.as_str();
+        match &mut self.inner {
             NextInner::Layer(future) => {
                 match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
                     Ok(Poll::Pending) => Poll::Pending,
@@ -269,7 +378,6 @@ impl Future for NextFuture {
 /// The innermost step: look up and run the body (which parses and checks
 /// the arguments, so a typed tool can skip what it does not need).
 fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
-    let done = |result| NextInner::Done(Some(Box::new(result)));
     let call_id = &state.call_id;
     let Some(entry) = state.tables.tools.get(exec.name.as_str()) else {
         return done(ToolExecutionResult::failure(

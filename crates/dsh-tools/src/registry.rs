@@ -13,8 +13,8 @@ use crate::definition::{Tool, ToolDefinition, ToolSchema, TypedTool};
 use crate::error::{ErrorCode, ToolError};
 use crate::execution::{CallArguments, ToolExecution, ToolExecutionResult};
 use crate::middleware::{
-    aborted_result, CallState, FnMiddleware, LayerEntry, Middleware, MiddlewareResult, Next,
-    Tables, ToolEntry,
+    aborted_result, CallState, FnMiddleware, Layer, LayerEntry, Middleware, MiddlewareResult, Next,
+    SyncMiddleware, Tables, ToolEntry,
 };
 use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
 use crate::schema::Dialect;
@@ -281,7 +281,7 @@ impl ToolRegistry {
         self.inner.changes.subscribe()
     }
 
-    fn add_middleware(&self, layer: Arc<dyn Middleware>, front: bool) -> u64 {
+    fn add_middleware(&self, layer: Layer, front: bool) -> u64 {
         let id = self.next_id();
         self.update(|tables| {
             let entry = LayerEntry { id, layer };
@@ -297,18 +297,34 @@ impl ToolRegistry {
     /// Adds a middleware inside those already added (the first added is
     /// outermost), for the registry's lifetime.
     pub fn use_middleware(&self, layer: impl Middleware) {
-        self.add_middleware(Arc::new(layer), false);
+        self.add_middleware(Layer::Async(Arc::new(layer)), false);
+    }
+
+    /// Adds a [`SyncMiddleware`] inside those already added, for the
+    /// registry's lifetime: a layer with no future of its own.
+    pub fn use_sync_middleware(&self, layer: impl SyncMiddleware) {
+        self.add_middleware(Layer::Sync(Arc::new(layer)), false);
+    }
+
+    /// Adds a [`SyncMiddleware`] inside those already added, for as long as
+    /// the returned handle lives.
+    pub fn use_sync_middleware_scoped(&self, layer: impl SyncMiddleware) -> MiddlewareHandle {
+        let id = self.add_middleware(Layer::Sync(Arc::new(layer)), false);
+        MiddlewareHandle {
+            registry: Arc::downgrade(&self.inner),
+            id,
+        }
     }
 
     /// Adds a middleware outside all others, for the registry's lifetime.
     pub fn use_middleware_first(&self, layer: impl Middleware) {
-        self.add_middleware(Arc::new(layer), true);
+        self.add_middleware(Layer::Async(Arc::new(layer)), true);
     }
 
     /// Adds a middleware inside those already added, for as long as the
     /// returned handle lives.
     pub fn use_middleware_scoped(&self, layer: impl Middleware) -> MiddlewareHandle {
-        let id = self.add_middleware(Arc::new(layer), false);
+        let id = self.add_middleware(Layer::Async(Arc::new(layer)), false);
         MiddlewareHandle {
             registry: Arc::downgrade(&self.inner),
             id,

@@ -2,6 +2,9 @@
 //! the model's text: that must never accept what the schema refuses, and
 //! must give the same arguments and the same messages as the checked path.
 
+// Several structs exist only for what their derives work out.
+#![allow(dead_code)]
+
 use dsh_tools::{
     decode_args, define_tool, parse_arguments, ArgType, ContentBlock, ErrorCode, ToolArgs,
     ToolExecution, ToolRegistry,
@@ -93,15 +96,31 @@ struct Wide {
 
 #[test]
 fn exactness_is_worked_out_from_the_fields() {
-    assert!(<Exact as ToolArgs>::SERDE_EXACT);
-    assert!(<Color as ArgType>::SERDE_EXACT);
-    assert!(!<WithToolEnum as ToolArgs>::SERDE_EXACT);
-    assert!(!<WithDefault as ToolArgs>::SERDE_EXACT);
-    assert!(!<WithBound as ToolArgs>::SERDE_EXACT);
-    assert!(!<WithAlias as ToolArgs>::SERDE_EXACT);
-    assert!(!<HoldsInexact as ToolArgs>::SERDE_EXACT);
-    assert!(!<Aliased as ArgType>::SERDE_EXACT);
-    assert!(!<Wide as ToolArgs>::SERDE_EXACT);
+    let worked_out = [
+        ("Exact", <Exact as ToolArgs>::SERDE_EXACT),
+        ("Color", <Color as ArgType>::SERDE_EXACT),
+        ("WithToolEnum", <WithToolEnum as ToolArgs>::SERDE_EXACT),
+        ("WithDefault", <WithDefault as ToolArgs>::SERDE_EXACT),
+        ("WithBound", <WithBound as ToolArgs>::SERDE_EXACT),
+        ("WithAlias", <WithAlias as ToolArgs>::SERDE_EXACT),
+        ("HoldsInexact", <HoldsInexact as ToolArgs>::SERDE_EXACT),
+        ("Aliased", <Aliased as ArgType>::SERDE_EXACT),
+        ("Wide", <Wide as ToolArgs>::SERDE_EXACT),
+    ];
+    assert_eq!(
+        worked_out,
+        [
+            ("Exact", true),
+            ("Color", true),
+            ("WithToolEnum", false),
+            ("WithDefault", false),
+            ("WithBound", false),
+            ("WithAlias", false),
+            ("HoldsInexact", false),
+            ("Aliased", false),
+            ("Wide", false),
+        ]
+    );
 }
 
 /// Argument texts near the schema of `Exact`: right and wrong types, extra
