@@ -62,7 +62,7 @@
 //! | [`SchemaSpec::validate`], [`Violation`] | every violation, with the path and a message the model understands |
 //! | [`Tool`], [`define_tool`], [`DynamicTool`], [`ToolDefinition`] | a tool: typed, from a closure, from a runtime or JSON schema, or raw |
 //! | [`ToolRegistry`] | registration, `schemas()`, `execute()`, `execute_batch()`, presenters |
-//! | [`Middleware`], [`Next`], [`TimeoutMiddleware`] | the chain around every call |
+//! | [`Middleware`], [`SyncMiddleware`], [`Next`], [`TimeoutMiddleware`] | the chain around every call |
 //! | [`ToolExecutionResult`], [`ErrorCode`], [`ToolError`] | every outcome as a result, with a machine-routable code |
 //! | [`ToolCallPresentation`], [`ToolResultPresentation`] | how a UI shows a call and its result |
 //!
@@ -103,8 +103,10 @@
 //!
 //! A closure ([`ToolRegistry::use_fn`]) is enough for small layers; implement
 //! [`Middleware`] (returning a [`MiddlewareFuture`]) for configuration and
-//! state. [`TimeoutMiddleware`] bounds calls by the tool's own deadline or a
-//! default.
+//! state. A layer that never waits (auditing, counting, rewriting, a rule
+//! that vetoes) can be a [`SyncMiddleware`]: `before` and `after` hooks with
+//! no future of their own, at a few nanoseconds a call. [`TimeoutMiddleware`]
+//! bounds calls by the tool's own deadline or a default.
 //!
 //! ## Cancellation
 //!
