@@ -1,0 +1,215 @@
+//! # dsh-harness
+//!
+//! The standard dsh pipeline, assembled from settings: what `dsh call`,
+//! `dsh policy check` and the protocol front-ends run, so that a rule or a
+//! limit means the same thing in each of them. A Rust program gets exactly
+//! what `dsh` builds in three lines:
+//!
+//! ```
+//! use dsh_harness::{Pipeline, PipelineOptions};
+//! use dsh_tools::ToolExecution;
+//!
+//! # let dir = std::env::temp_dir();
+//! let pipeline = Pipeline::build(&PipelineOptions::default().cwd(&dir))?;
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let result = pipeline.registry().execute(ToolExecution::new("c1", "bash", r#"{"command":"rm -rf x"}"#)).await;
+//! // The default mode asks before a command no rule allows; with nobody to ask, it fails closed.
+//! assert_eq!(result.code(), Some(dsh_tools::ErrorCode::ApprovalUnavailable));
+//! # });
+//! # Ok::<(), dsh_harness::HarnessError>(())
+//! ```
+//!
+//! ## What is assembled, in order
+//!
+//! 1. The first-party tools: `bash`, `bash_output`, `bash_kill`, over one
+//!    [`Executor`] configured from the settings' `bash` section and the
+//!    working directory. The executor lives as long as the pipeline, so
+//!    background tasks outlive a single call.
+//! 2. The middleware, outermost first: the permission policy (rules and
+//!    mode from the settings, the mode overridable by
+//!    [`PipelineOptions::mode`]). Hooks, the sandbox and a timeout take their
+//!    documented places in this list as they land; nothing else is added.
+//!
+//! Approval (who answers an *ask*) is the front-end's: a terminal, an editor,
+//! an MCP client. [`Pipeline::set_approver`] installs one; with none, *ask*
+//! fails closed with `APPROVAL_UNAVAILABLE`.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use dsh_policy::{Approver, Evaluation, Mode, PermissionMiddleware, Settings, UnknownMode};
+use dsh_tool_bash::{register_bash_tools, Executor, ExecutorConfig};
+use dsh_tools::ToolRegistry;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Why a pipeline could not be built. Each names what to fix.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HarnessError {
+    /// The settings file could not be read, parsed, or has an unknown key or
+    /// a malformed rule.
+    #[error("{0}")]
+    Settings(#[from] dsh_policy::SettingsError),
+    /// The working directory does not exist or cannot be read.
+    #[error("working directory {}: {source}", path.display())]
+    Cwd {
+        /// The directory asked for.
+        path: PathBuf,
+        /// Why it cannot be used.
+        source: std::io::Error,
+    },
+    /// The permission mode is unknown.
+    #[error("{0}")]
+    Mode(#[from] UnknownMode),
+    /// The bash executor could not be set up.
+    #[error("cannot set up the bash executor: {0}")]
+    Executor(std::io::Error),
+    /// A first-party tool could not be registered.
+    #[error("cannot register the first-party tools: {0}")]
+    Register(dsh_tools::ToolError),
+}
+
+/// What to build the pipeline from. The default: no settings file (every
+/// default), the settings' own mode, the current directory.
+#[derive(Debug, Clone, Default)]
+pub struct PipelineOptions {
+    settings: Option<PathBuf>,
+    mode: Option<Mode>,
+    cwd: Option<PathBuf>,
+}
+
+impl PipelineOptions {
+    /// Reads this settings file (Claude Code's format; see `dsh-policy`).
+    pub fn settings(mut self, path: impl Into<PathBuf>) -> Self {
+        self.settings = Some(path.into());
+        self
+    }
+
+    /// Overrides the settings' permission mode.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+
+    /// Overrides the permission mode by its name (`default`, `plan`, …).
+    ///
+    /// # Errors
+    /// [`HarnessError::Mode`] for an unknown name.
+    pub fn mode_name(self, name: &str) -> Result<Self, HarnessError> {
+        Ok(self.mode(name.parse::<Mode>()?))
+    }
+
+    /// The working directory of commands and of path rules (the current
+    /// directory when unset).
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+}
+
+/// The assembled pipeline: a registry with the first-party tools behind the
+/// middleware, and the parts a front-end talks to.
+pub struct Pipeline {
+    registry: ToolRegistry,
+    permissions: PermissionMiddleware,
+    executor: Executor,
+    cwd: PathBuf,
+}
+
+impl Pipeline {
+    /// Builds the pipeline.
+    ///
+    /// # Errors
+    /// A [`HarnessError`] naming the settings key, rule, directory or mode at fault.
+    pub fn build(options: &PipelineOptions) -> Result<Pipeline, HarnessError> {
+        let settings = match &options.settings {
+            Some(path) => Settings::load(path)?,
+            None => Settings::default(),
+        };
+        let cwd = resolve_cwd(options.cwd.as_deref())?;
+        let executor =
+            Executor::new(executor_config(&settings, &cwd)).map_err(HarnessError::Executor)?;
+        let registry = ToolRegistry::new();
+        register_bash_tools(&registry, &executor).map_err(HarnessError::Register)?;
+        let permissions = PermissionMiddleware::new(settings.policy(cwd.clone(), options.mode));
+        registry.use_middleware(permissions.clone());
+        Ok(Pipeline {
+            registry,
+            permissions,
+            executor,
+            cwd,
+        })
+    }
+
+    /// The registry every call goes through.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// The permission layer installed in the registry (to switch modes or
+    /// read the rules *allow always* added).
+    pub fn permissions(&self) -> &PermissionMiddleware {
+        &self.permissions
+    }
+
+    /// The executor behind the bash tools.
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+
+    /// The working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Sets who answers *ask* verdicts (`None`: nobody, they fail closed).
+    pub fn set_approver(&self, approver: Option<Arc<dyn Approver>>) {
+        self.permissions.set_approver(approver);
+    }
+
+    /// How the policy decides a call, with the tool's own annotations
+    /// (read-only tools), running nothing: what `dsh policy check` prints.
+    pub fn check(&self, tool: &str, args: &Value) -> Evaluation {
+        let annotations = self
+            .registry
+            .get(tool)
+            .map(|t| t.annotations())
+            .unwrap_or_default();
+        self.permissions
+            .policy()
+            .check_annotated(tool, args, &annotations)
+    }
+}
+
+fn resolve_cwd(dir: Option<&Path>) -> Result<PathBuf, HarnessError> {
+    match dir {
+        Some(dir) => std::fs::canonicalize(dir).map_err(|source| HarnessError::Cwd {
+            path: dir.to_owned(),
+            source,
+        }),
+        None => std::env::current_dir().map_err(|source| HarnessError::Cwd {
+            path: PathBuf::from("."),
+            source,
+        }),
+    }
+}
+
+/// The executor's configuration: the settings' `bash` section over the defaults.
+fn executor_config(settings: &Settings, cwd: &Path) -> ExecutorConfig {
+    let defaults = ExecutorConfig::default();
+    let ms = |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_millis);
+    ExecutorConfig {
+        cwd: cwd.to_owned(),
+        default_timeout: ms(settings.bash.default_timeout_ms, defaults.default_timeout),
+        max_timeout: ms(settings.bash.max_timeout_ms, defaults.max_timeout),
+        max_output_bytes: settings
+            .bash
+            .max_output_bytes
+            .map_or(defaults.max_output_bytes, |b| {
+                usize::try_from(b).unwrap_or(usize::MAX)
+            }),
+        ..defaults
+    }
+}

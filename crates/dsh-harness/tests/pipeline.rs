@@ -1,0 +1,133 @@
+//! The assembled pipeline: the tools, the policy from the settings file,
+//! the mode override, approval, and errors that name what to fix.
+
+use dsh_harness::{HarnessError, Pipeline, PipelineOptions};
+use dsh_policy::{ApproveAll, Decision, Mode};
+use dsh_tools::{Dialect, ErrorCode, ToolExecution};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("dsh-harness-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(std::fs::canonicalize(dir).unwrap())
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn the_first_party_tools_are_registered_in_order() {
+    let dir = TempDir::new("tools");
+    let pipeline = Pipeline::build(&PipelineOptions::default().cwd(&dir.0)).unwrap();
+    let names: Vec<String> = pipeline
+        .registry()
+        .schemas(Dialect::Mcp)
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names, ["bash", "bash_output", "bash_kill"]);
+    assert_eq!(pipeline.cwd(), dir.0);
+}
+
+#[tokio::test]
+async fn the_settings_rules_and_the_mode_override_apply_to_calls() {
+    let dir = TempDir::new("rules");
+    let settings = dir.0.join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"permissions": {"allow": ["Bash(echo:*)"], "deny": ["Bash(rm:*)"]}}"#,
+    )
+    .unwrap();
+    let pipeline =
+        Pipeline::build(&PipelineOptions::default().settings(&settings).cwd(&dir.0)).unwrap();
+    let allowed = pipeline
+        .registry()
+        .execute(ToolExecution::new(
+            "c1",
+            "bash",
+            json!({"command": "echo hi"}),
+        ))
+        .await;
+    assert_eq!(allowed.text(), "hi\n[exit code: 0]");
+    let denied = pipeline
+        .registry()
+        .execute(ToolExecution::new(
+            "c2",
+            "bash",
+            json!({"command": "rm -rf x"}),
+        ))
+        .await;
+    assert_eq!(denied.code(), Some(ErrorCode::PermissionDenied));
+    assert_eq!(
+        pipeline.check("bash", &json!({"command": "rm x"})).decision,
+        Decision::Deny
+    );
+    // Read-only tools are allowed by their annotations, as a call would be.
+    assert_eq!(
+        pipeline
+            .check("bash_output", &json!({"task_id": "bash-1"}))
+            .decision,
+        Decision::Allow
+    );
+
+    let plan = Pipeline::build(
+        &PipelineOptions::default()
+            .settings(&settings)
+            .cwd(&dir.0)
+            .mode(Mode::Plan),
+    )
+    .unwrap();
+    let vetoed = plan
+        .registry()
+        .execute(ToolExecution::new(
+            "c3",
+            "bash",
+            json!({"command": "touch f"}),
+        ))
+        .await;
+    assert_eq!(vetoed.code(), Some(ErrorCode::PlanMode));
+}
+
+#[tokio::test]
+async fn ask_fails_closed_until_an_approver_is_set() {
+    let dir = TempDir::new("ask");
+    let pipeline = Pipeline::build(&PipelineOptions::default().cwd(&dir.0)).unwrap();
+    let call = || ToolExecution::new("c1", "bash", json!({"command": "touch made"}));
+    let closed = pipeline.registry().execute(call()).await;
+    assert_eq!(closed.code(), Some(ErrorCode::ApprovalUnavailable));
+    assert!(!dir.0.join("made").exists());
+    pipeline.set_approver(Some(Arc::new(ApproveAll)));
+    let approved = pipeline.registry().execute(call()).await;
+    assert!(!approved.is_error, "{}", approved.text());
+    assert!(dir.0.join("made").exists());
+}
+
+#[test]
+fn errors_name_what_to_fix() {
+    let dir = TempDir::new("errors");
+    let missing = dir.0.join("nope");
+    let err = Pipeline::build(&PipelineOptions::default().cwd(&missing))
+        .err()
+        .unwrap();
+    assert!(matches!(err, HarnessError::Cwd { .. }));
+    assert!(err.to_string().contains("nope"), "{err}");
+
+    let settings = dir.0.join("bad.json");
+    std::fs::write(&settings, r#"{"permisions": {}}"#).unwrap();
+    let err = Pipeline::build(&PipelineOptions::default().settings(&settings).cwd(&dir.0))
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("permisions"), "{err}");
+
+    let err = PipelineOptions::default().mode_name("yolo").err().unwrap();
+    assert!(err.to_string().contains("yolo"), "{err}");
+}
