@@ -116,6 +116,16 @@ impl Middleware for PermissionMiddleware {
         let Some(args) = exec.arguments.as_value() else {
             return Box::pin(async move { Ok(next.run(exec).await) });
         };
+        // Arguments the tool's schema refuses are answered with the schema's
+        // message (what the model can correct), not with a verdict on a call
+        // that cannot run; the call is refused here, so nothing runs either way.
+        if let Some(spec) = tool.spec() {
+            let violations = spec.validate(args);
+            if !violations.is_empty() {
+                let err = ToolError::invalid_args(violations);
+                return Box::pin(async move { Err(err) });
+            }
+        }
         let read_only = tool.annotations().is_read_only();
         let verdict = read(&self.state.policy).evaluate(&exec.name, args, read_only);
         let state = self.state.clone();

@@ -462,3 +462,51 @@ async fn added_rules_take_effect() {
         dsh_policy::Decision::Allow
     );
 }
+
+#[derive(dsh_tools::ToolArgs, serde::Deserialize)]
+struct CommandArgs {
+    /// The command.
+    command: String,
+}
+
+#[tokio::test]
+async fn arguments_the_schema_refuses_get_the_schemas_message_and_never_run() {
+    let permissions = PermissionMiddleware::new(PermissionPolicy::new(
+        PermissionRules::parse(&[] as &[&str], &[] as &[&str], &["Bash(rm:*)"]).unwrap(),
+        Mode::Default,
+        CWD,
+    ));
+    let registry = ToolRegistry::new();
+    let ran = Arc::new(Mutex::new(0));
+    let counter = ran.clone();
+    registry
+        .register(dsh_tools::define_tool(
+            "bash",
+            "Runs a command.",
+            move |args: CommandArgs, _| {
+                let counter = counter.clone();
+                async move {
+                    *counter.lock().unwrap() += 1;
+                    Ok(vec![ContentBlock::text(args.command)])
+                }
+            },
+        ))
+        .unwrap();
+    registry.use_middleware(permissions);
+    for args in [
+        json!({}),
+        json!({"command": 5}),
+        json!({"command": ["rm", "-rf"]}),
+    ] {
+        let result = registry
+            .execute(ToolExecution::new("c1", "bash", args.clone()))
+            .await;
+        assert_eq!(result.code(), Some(ErrorCode::InvalidArgs), "{args}");
+        assert!(
+            result.text().starts_with("Error: invalid arguments: "),
+            "{}",
+            result.text()
+        );
+    }
+    assert_eq!(*ran.lock().unwrap(), 0);
+}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 pub const USAGE: &str = "\
 usage:
+  dsh mcp [--settings FILE] [--mode MODE] [--cwd DIR]
   dsh schemas [--format FORMAT]
   dsh call TOOL [ARGS_JSON|-] [--settings FILE] [--mode MODE] [--cwd DIR] [--present] [--yes]
   dsh policy check TOOL ARGS_JSON [--settings FILE] [--mode MODE] [--cwd DIR]
@@ -91,6 +92,10 @@ pub enum Command {
         args: String,
         options: PipelineOptions,
     },
+    /// An MCP server on stdio for the client's session.
+    Mcp {
+        options: PipelineOptions,
+    },
 }
 
 fn value(flag: &str, rest: &mut impl Iterator<Item = String>) -> Result<String, UsageError> {
@@ -171,6 +176,13 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, UsageErr
                 present,
                 yes,
             })
+        }
+        "mcp" => {
+            only(&["--settings", "--mode", "--cwd"])?;
+            if let Some(extra) = positional.first() {
+                return Err(UsageError(format!("unexpected argument {extra:?}")));
+            }
+            Ok(Command::Mcp { options })
         }
         "policy" => {
             only(&["--settings", "--mode", "--cwd"])?;

@@ -57,6 +57,19 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Schemas { format } => schemas(format),
+        Command::Mcp { options } => {
+            // Nobody to ask yet: *ask* fails closed with APPROVAL_UNAVAILABLE.
+            let pipeline = build_pipeline(&options, Approval::None)?;
+            let server = dsh_mcp::McpServer::new(pipeline.registry().clone());
+            match dsh_mcp::serve_stdio(server).await {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(err) => {
+                    eprintln!("dsh mcp: {err}");
+                    Ok(ExitCode::from(1))
+                }
+            }
+            // The pipeline drops here: its executor kills what it started.
+        }
         Command::Call {
             tool,
             args,

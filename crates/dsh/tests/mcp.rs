@@ -1,0 +1,197 @@
+//! `dsh mcp` driven as a child process by rmcp's client, as an MCP client
+//! (Claude Code, Cursor, …) would run it.
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("dsh-mcp-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(std::fs::canonicalize(dir).unwrap())
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const SETTINGS: &str = r#"{
+  "permissions": {
+    "allow": ["Bash(echo:*)", "Bash(sleep:*)", "Bash(wait)", "bash_kill"],
+    "deny": ["Bash(rm:*)"]
+  }
+}"#;
+
+async fn start(dir: &Path) -> (RunningService<RoleClient, ()>, u32) {
+    let settings = dir.join("settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+    command
+        .arg("mcp")
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--cwd")
+        .arg(dir);
+    let transport = TokioChildProcess::new(command).unwrap();
+    let pid = transport.id().unwrap();
+    let client = ().serve(transport).await.expect("MCP session with dsh mcp");
+    (client, pid)
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args as JsonObject);
+    client.call_tool(params).await.expect("a tools/call result")
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie has exited; only its parent has yet to reap it.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+async fn gone_within(pid: u32, deadline: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < deadline {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    !alive(pid)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_lists_calls_and_refuses_as_the_pipeline_says() {
+    let dir = TempDir::new("session");
+    let (client, _pid) = start(&dir.0).await;
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["bash", "bash_output", "bash_kill"]);
+    let output = &tools[1];
+    assert_eq!(output.title.as_deref(), Some("Read background task output"));
+    let hints = serde_json::to_value(output.annotations.as_ref().unwrap()).unwrap();
+    assert_eq!(hints["readOnlyHint"], json!(true));
+    assert_eq!(tools[0].input_schema["required"], json!(["command"]));
+
+    let ok = call(&client, "bash", json!({"command": "echo hi"})).await;
+    assert_eq!(ok.is_error, Some(false));
+    assert_eq!(text(&ok), "hi\n[exit code: 0]");
+
+    let invalid = call(&client, "bash", json!({"timeout_ms": -5})).await;
+    assert_eq!(invalid.is_error, Some(true));
+    assert_eq!(
+        text(&invalid),
+        r#"Error: invalid arguments: missing required property "command"; "timeout_ms" must be at least 0"#
+    );
+
+    let unknown = call(&client, "nope", json!({})).await;
+    assert_eq!(unknown.is_error, Some(true));
+    assert_eq!(text(&unknown), r#"Error: unknown tool "nope""#);
+
+    let denied = call(&client, "bash", json!({"command": "rm -rf /tmp/x"})).await;
+    assert_eq!(denied.is_error, Some(true));
+    assert!(
+        text(&denied).contains("permission denied"),
+        "{}",
+        text(&denied)
+    );
+
+    // Nobody to ask: an *ask* fails closed, and nothing runs.
+    let asked = call(&client, "bash", json!({"command": "touch made"})).await;
+    assert_eq!(asked.is_error, Some(true));
+    assert!(!dir.0.join("made").exists());
+
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_tasks_live_across_calls_and_die_with_the_session() {
+    let dir = TempDir::new("background");
+    let (client, server_pid) = start(&dir.0).await;
+
+    let started = call(
+        &client,
+        "bash",
+        json!({"command": "sleep 30 & echo $!; wait", "run_in_background": true}),
+    )
+    .await;
+    assert_eq!(text(&started), "started background task bash-1");
+
+    // The task prints the PID of its `sleep`; wait for it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let sleeper: u32 = loop {
+        let output = call(&client, "bash_output", json!({"task_id": "bash-1"})).await;
+        let first = text(&output).lines().next().unwrap_or_default().to_owned();
+        if let Ok(pid) = first.trim().parse() {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "no PID in {:?}", text(&output));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(alive(sleeper));
+
+    let status = call(&client, "bash_output", json!({"task_id": "bash-1"})).await;
+    assert!(
+        text(&status).contains("[status: running]"),
+        "{}",
+        text(&status)
+    );
+
+    // Closing the session (stdin end-of-file) ends the server and the task.
+    client.cancel().await.unwrap();
+    assert!(
+        gone_within(server_pid, Duration::from_secs(10)).await,
+        "dsh mcp still running"
+    );
+    assert!(
+        gone_within(sleeper, Duration::from_secs(10)).await,
+        "the background sleep survived the session"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bash_kill_stops_a_background_task() {
+    let dir = TempDir::new("kill");
+    let (client, _pid) = start(&dir.0).await;
+    let started = call(
+        &client,
+        "bash",
+        json!({"command": "sleep 30", "run_in_background": true}),
+    )
+    .await;
+    assert_eq!(text(&started), "started background task bash-1");
+    let killed = call(&client, "bash_kill", json!({"task_id": "bash-1"})).await;
+    assert_eq!(text(&killed), "killed background task bash-1");
+    let unknown = call(&client, "bash_output", json!({"task_id": "bash-9"})).await;
+    assert_eq!(unknown.is_error, Some(true));
+    client.cancel().await.unwrap();
+}
