@@ -33,7 +33,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Serves a registry's tools over MCP. Cheap to clone.
 #[derive(Clone)]
@@ -131,7 +131,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = Value::Object(request.arguments.unwrap_or_else(Map::new));
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
         let exec = ToolExecution::new(call_id(&context.id), request.name.to_string(), arguments)
             .with_cancel(context.ct.clone());
         let result = self.registry.execute(exec).await;
