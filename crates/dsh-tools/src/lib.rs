@@ -173,7 +173,10 @@ pub use provider::{tool_declaration, ToolFormat, UnknownToolFormat};
 pub use registry::{
     MiddlewareHandle, RegistryChange, ToolHandle, ToolRegistry, DEFAULT_BATCH_CONCURRENCY,
 };
-pub use schema::{Dialect, NumberBound, SchemaProp, SchemaSpec, SchemaType, UnknownDialect};
+pub use schema::{
+    Dialect, ImportedSchema, NumberBound, SchemaImportError, SchemaImportErrorKind, SchemaProp,
+    SchemaSpec, SchemaType, UnknownDialect,
+};
 pub use timeout::TimeoutMiddleware;
 pub use validate::{parse_arguments, Violation, ViolationKind};
 

@@ -322,7 +322,7 @@ fn find_prop(spec: &SchemaSpec, key: &str, hint: usize) -> Option<usize> {
         .or_else(|| tail.iter().position(|(name, _)| name == key))
 }
 
-fn type_matches(ty: SchemaType, value: &Value) -> bool {
+pub(crate) fn type_matches(ty: SchemaType, value: &Value) -> bool {
     match ty {
         SchemaType::String => value.is_string(),
         SchemaType::Number => value.as_f64().is_some_and(f64::is_finite),
@@ -350,7 +350,13 @@ fn check_value(
         return;
     }
     if let Some(values) = &prop.enum_values {
-        if !values.contains(value) {
+        // Exact equality first; numbers compare by value only when it fails
+        // (`1.0` is one of `[1]`, as in JSON Schema).
+        let by_value = || {
+            matches!(value, Value::Number(_) | Value::Array(_) | Value::Object(_))
+                && values.iter().any(|v| same_json(v, value))
+        };
+        if !values.contains(value) && !by_value() {
             let tail = prop
                 .enum_message
                 .get_or_init(|| format!("must be one of {}", EnumList(values)));
@@ -375,6 +381,22 @@ fn check_value(
             }
         }
         _ => {}
+    }
+}
+
+/// JSON equality with numbers compared by value: `1` and `1.0` are the same.
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => compare_numbers(x, y) == Ordering::Equal,
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, x)| y.get(key).is_some_and(|y| same_json(x, y)))
+        }
+        _ => a == b,
     }
 }
 
@@ -514,6 +536,14 @@ fn compare_int_float(i: i128, f: f64) -> Ordering {
         Some(Ordering::Greater) => Ordering::Greater,
         _ => i.cmp(&(f as i128)),
     }
+}
+
+/// Whether `value` is a valid value for `prop` (its type, enum, bounds and
+/// nested properties), with `null` counting as a value, not as absent.
+pub(crate) fn prop_accepts(prop: &SchemaProp, value: &Value) -> bool {
+    let mut problems = Vec::new();
+    check_value(prop, value, &Path::Root, &mut problems, &mut false);
+    problems.is_empty()
 }
 
 /// `"p" is a string`, `"p" accepts any value`: the start of a check message.

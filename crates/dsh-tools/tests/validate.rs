@@ -147,6 +147,29 @@ fn enum_is_checked_on_every_type() {
 }
 
 #[test]
+fn enum_numbers_compare_by_value() {
+    let spec = SchemaSpec::new()
+        .prop(
+            "n",
+            SchemaProp::number().enum_values([json!(1), json!(2.5)]),
+        )
+        .prop(
+            "pair",
+            SchemaProp::any_array().enum_values([json!([1, {"k": 2}])]),
+        );
+    assert!(spec
+        .validate(&json!({"n": 1.0, "pair": [1.0, {"k": 2.0}]}))
+        .is_empty());
+    assert_eq!(
+        messages(&spec, json!({"n": 2, "pair": [1, {"k": 3}]})),
+        [
+            r#""n" must be one of [1,2.5]"#,
+            r#""pair" must be one of [[1,{"k":2}]]"#
+        ]
+    );
+}
+
+#[test]
 fn extra_keys_allowed_unless_closed() {
     let open = SchemaSpec::new().prop("a", SchemaProp::string());
     assert!(open.validate(&json!({"a": "x", "b": 1})).is_empty());
