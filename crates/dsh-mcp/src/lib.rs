@@ -15,7 +15,10 @@
 //! | `tools/list` | [`ToolRegistry::tool_declarations`] in the MCP format: `schemas(mcp)` plus `title` and the annotations (`readOnlyHint`, …), in registration order |
 //! | `tools/call` | [`ToolRegistry::execute`] with the JSON-RPC request id as the call id |
 //! | `notifications/cancelled` | the call's cancellation token: the call is aborted and a command's whole process tree killed |
+//! | a request's `progressToken` | `notifications/progress` every second while the call runs (seconds elapsed), so clients do not time out on a long build |
+//! | an *ask* verdict | a form elicitation (allow once / allow always / reject, the command shown) when the client declared elicitation in `initialize`; else `APPROVAL_UNAVAILABLE`, naming the rule that would allow the call (the stateless revision's `input_required` round is not used yet) |
 //! | registry changes | `notifications/tools/list_changed` |
+//! | stdin end-of-file, SIGTERM, SIGINT | the session ends; the caller drops the pipeline, whose executor kills what it started |
 //!
 //! ```no_run
 //! # async fn serve(registry: dsh_tools::ToolRegistry) -> Result<(), dsh_mcp::ServeError> {
@@ -26,20 +29,27 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+use dsh_policy::{ApprovalAnswer, ApprovalRequest, Approver, PermissionMiddleware};
 use dsh_tools::{ContentBlock, RegistryChange, ToolExecution, ToolFormat, ToolRegistry};
+use futures::future::BoxFuture;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
-    PaginatedRequestParams, RequestId, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequestParams,
+    ElicitationAction, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, RequestId,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
 use serde_json::Value;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Serves a registry's tools over MCP. Cheap to clone.
 #[derive(Clone)]
 pub struct McpServer {
     registry: ToolRegistry,
     instructions: Option<String>,
+    permissions: Option<PermissionMiddleware>,
 }
 
 impl McpServer {
@@ -48,7 +58,16 @@ impl McpServer {
         McpServer {
             registry,
             instructions: None,
+            permissions: None,
         }
+    }
+
+    /// Asks the client's user about *ask* verdicts of this permission layer
+    /// (the one installed in the registry), by elicitation, when the client
+    /// declares that it supports it.
+    pub fn with_approval(mut self, permissions: PermissionMiddleware) -> Self {
+        self.permissions = Some(permissions);
+        self
     }
 
     /// Instructions the client may show the model.
@@ -101,6 +120,24 @@ fn mcp_content(block: ContentBlock) -> rmcp::model::ContentBlock {
 }
 
 impl ServerHandler for McpServer {
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        // Installed before the handshake is answered, so no call can come
+        // first and find nobody to ask.
+        if let Some(permissions) = &self.permissions {
+            if request.capabilities.elicitation.is_some() {
+                permissions.set_approver(Some(Arc::new(ElicitingApprover {
+                    peer: context.peer.clone(),
+                })));
+            }
+        }
+        self.negotiate_initialize(&request)
+    }
+
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(
             ServerCapabilities::builder()
@@ -134,7 +171,14 @@ impl ServerHandler for McpServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let exec = ToolExecution::new(call_id(&context.id), request.name.to_string(), arguments)
             .with_cancel(context.ct.clone());
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| tokio::spawn(report_progress(context.peer.clone(), token)));
         let result = self.registry.execute(exec).await;
+        if let Some(progress) = progress {
+            progress.abort();
+        }
         let content = result.content.into_iter().map(mcp_content).collect();
         Ok(if result.is_error {
             CallToolResult::error(content)
@@ -142,6 +186,97 @@ impl ServerHandler for McpServer {
             CallToolResult::success(content)
         }
         .into())
+    }
+}
+
+/// How often a running call reports progress: well inside the timeouts
+/// clients apply to requests that report none.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// Sends `notifications/progress` for a running call until aborted.
+async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken) {
+    let started = Instant::now();
+    let mut ticks =
+        tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
+    loop {
+        ticks.tick().await;
+        let elapsed = started.elapsed().as_secs_f64();
+        let param = serde_json::json!({
+            "progressToken": token,
+            "progress": elapsed.floor(),
+            "message": format!("running for {}s", elapsed.floor()),
+        });
+        let Ok(param) = serde_json::from_value::<ProgressNotificationParam>(param) else {
+            return;
+        };
+        if peer.notify_progress(param).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Answers *ask* verdicts with a form elicitation to the client's user.
+struct ElicitingApprover {
+    peer: Peer<RoleServer>,
+}
+
+/// The choices of the approval form, and what each answers.
+const CHOICES: [(&str, ApprovalAnswer); 4] = [
+    ("allow once", ApprovalAnswer::AllowOnce),
+    ("allow always (this session)", ApprovalAnswer::AllowAlways),
+    ("reject", ApprovalAnswer::RejectOnce),
+    ("reject always (this session)", ApprovalAnswer::RejectAlways),
+];
+
+fn approval_message(request: &ApprovalRequest) -> String {
+    let what = match (request.tool.as_str(), request.arguments.get("command")) {
+        ("bash", Some(Value::String(command))) => format!("run `{command}`"),
+        (tool, _) => format!("call {tool} {}", request.arguments),
+    };
+    format!("The agent wants to {what}. ({})", request.reason)
+}
+
+impl Approver for ElicitingApprover {
+    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            let names: Vec<&str> = CHOICES.iter().map(|(name, _)| *name).collect();
+            let params = serde_json::json!({
+                "mode": "form",
+                "message": approval_message(&request),
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "decision": {
+                            "type": "string",
+                            "title": "Decision",
+                            "enum": names,
+                        }
+                    },
+                    "required": ["decision"]
+                }
+            });
+            let Ok(params) = serde_json::from_value::<ElicitRequestParams>(params) else {
+                return ApprovalAnswer::RejectOnce;
+            };
+            // Anything but an explicit choice (decline, cancel, a failed
+            // request, an unknown answer) refuses the call.
+            let Ok(answer) = peer.create_elicitation(params).await else {
+                return ApprovalAnswer::RejectOnce;
+            };
+            if answer.action != ElicitationAction::Accept {
+                return ApprovalAnswer::RejectOnce;
+            }
+            let decision = answer
+                .content
+                .as_ref()
+                .and_then(|c| c.get("decision"))
+                .and_then(Value::as_str);
+            CHOICES
+                .iter()
+                .find(|(name, _)| Some(*name) == decision)
+                .map_or(ApprovalAnswer::RejectOnce, |(_, answer)| *answer)
+        })
     }
 }
 
@@ -170,6 +305,22 @@ pub async fn serve_stdio(server: McpServer) -> Result<(), ServeError> {
         .await
         .map_err(|err| ServeError(format!("cannot start the MCP session: {err}")))?;
     let peer = running.peer().clone();
+    // SIGTERM and SIGINT end the session like end-of-file does.
+    let stop = running.cancellation_token();
+    let signals = tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        stop.cancel();
+    });
     let notifier = tokio::spawn(async move {
         loop {
             match changes.recv().await {
@@ -185,6 +336,7 @@ pub async fn serve_stdio(server: McpServer) -> Result<(), ServeError> {
     });
     let outcome = running.waiting().await;
     notifier.abort();
+    signals.abort();
     outcome
         .map(|_| ())
         .map_err(|err| ServeError(format!("the MCP session ended abnormally: {err}")))

@@ -137,10 +137,21 @@ impl Middleware for PermissionMiddleware {
             }
             let approver = read(&state.approver).clone();
             let Some(approver) = approver else {
+                // Say what would allow it, so the user can add the rule.
+                let rules: Vec<String> =
+                    verdict.grants.iter().map(|r| format!("\"{r}\"")).collect();
+                let hint = if rules.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; to allow it, add {} to permissions.allow in the settings",
+                        rules.join(", ")
+                    )
+                };
                 return Err(ToolError::new(
                     ErrorCode::ApprovalUnavailable,
                     format!(
-                        "approval required but no approver is available: {}",
+                        "approval required but no approver is available: {}{hint}",
                         verdict.evaluation.reason
                     ),
                 ));

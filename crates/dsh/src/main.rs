@@ -60,7 +60,8 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
         Command::Mcp { options } => {
             // Nobody to ask yet: *ask* fails closed with APPROVAL_UNAVAILABLE.
             let pipeline = build_pipeline(&options, Approval::None)?;
-            let server = dsh_mcp::McpServer::new(pipeline.registry().clone());
+            let server = dsh_mcp::McpServer::new(pipeline.registry().clone())
+                .with_approval(pipeline.permissions().clone());
             match dsh_mcp::serve_stdio(server).await {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(err) => {

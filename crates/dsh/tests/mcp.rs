@@ -1,12 +1,16 @@
 //! `dsh mcp` driven as a child process by rmcp's client, as an MCP client
 //! (Claude Code, Cursor, …) would run it.
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
-use rmcp::service::RunningService;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
+    ElicitResult, ElicitationAction, JsonObject, ProgressNotificationParam,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 struct TempDir(PathBuf);
@@ -33,6 +37,13 @@ const SETTINGS: &str = r#"{
 }"#;
 
 async fn start(dir: &Path) -> (RunningService<RoleClient, ()>, u32) {
+    start_with(dir, ()).await
+}
+
+async fn start_with<C: ClientHandler>(
+    dir: &Path,
+    handler: C,
+) -> (RunningService<RoleClient, C>, u32) {
     let settings = dir.join("settings.json");
     std::fs::write(&settings, SETTINGS).unwrap();
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
@@ -44,11 +55,18 @@ async fn start(dir: &Path) -> (RunningService<RoleClient, ()>, u32) {
         .arg(dir);
     let transport = TokioChildProcess::new(command).unwrap();
     let pid = transport.id().unwrap();
-    let client = ().serve(transport).await.expect("MCP session with dsh mcp");
+    let client = handler
+        .serve(transport)
+        .await
+        .expect("MCP session with dsh mcp");
     (client, pid)
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
+async fn call<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
+    tool: &str,
+    args: Value,
+) -> CallToolResult {
     let Value::Object(args) = args else {
         panic!("arguments must be an object")
     };
@@ -128,6 +146,11 @@ async fn a_session_lists_calls_and_refuses_as_the_pipeline_says() {
     // Nobody to ask: an *ask* fails closed, and nothing runs.
     let asked = call(&client, "bash", json!({"command": "touch made"})).await;
     assert_eq!(asked.is_error, Some(true));
+    assert!(
+        text(&asked).contains(r#"to allow it, add "Bash(touch made)" to permissions.allow"#),
+        "{}",
+        text(&asked)
+    );
     assert!(!dir.0.join("made").exists());
 
     client.cancel().await.unwrap();
@@ -193,5 +216,136 @@ async fn bash_kill_stops_a_background_task() {
     assert_eq!(text(&killed), "killed background task bash-1");
     let unknown = call(&client, "bash_output", json!({"task_id": "bash-9"})).await;
     assert_eq!(unknown.is_error, Some(true));
+    client.cancel().await.unwrap();
+}
+
+/// The PIDs of processes whose command line is exactly `argv`.
+fn pids_running(argv: &[&str]) -> Vec<u32> {
+    let wanted: Vec<u8> = argv.iter().flat_map(|a| a.bytes().chain([0])).collect();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted))
+        .filter(|pid| alive(*pid))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_call_kills_its_process_tree() {
+    let dir = TempDir::new("cancel");
+    let (client, _pid) = start(&dir.0).await;
+    // A marker only this test's sleep carries.
+    let marker = format!("31.{}", std::process::id());
+    let command = format!("sleep {marker}");
+    let running = {
+        let peer = client.peer().clone();
+        let args = json!({ "command": command });
+        tokio::spawn(async move {
+            let Value::Object(args) = args else {
+                unreachable!()
+            };
+            peer.call_tool(CallToolRequestParams::new("bash").with_arguments(args))
+                .await
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let sleeper = loop {
+        if let Some(pid) = pids_running(&["sleep", &marker]).first() {
+            break *pid;
+        }
+        assert!(Instant::now() < deadline, "the command never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    // Dropping the request's future sends notifications/cancelled.
+    running.abort();
+    assert!(
+        gone_within(sleeper, Duration::from_secs(10)).await,
+        "the cancelled command is still running"
+    );
+    // The session goes on.
+    let ok = call(&client, "bash", json!({"command": "echo after"})).await;
+    assert_eq!(text(&ok), "after\n[exit code: 0]");
+    client.cancel().await.unwrap();
+}
+
+/// Records progress notifications; answers elicitations with `decision`.
+#[derive(Clone, Default)]
+struct Recording {
+    progress: Arc<Mutex<Vec<f64>>>,
+    asked: Arc<Mutex<Vec<String>>>,
+    decision: Option<&'static str>,
+}
+
+impl ClientHandler for Recording {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = if self.decision.is_some() {
+            ClientCapabilities::builder().enable_elicitation().build()
+        } else {
+            ClientCapabilities::default()
+        };
+        ClientConfig::new(capabilities, rmcp::model::Implementation::from_build_env())
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params.progress);
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked.lock().unwrap().push(message.clone());
+        }
+        let mut result = ElicitResult::new(ElicitationAction::Accept);
+        result.content = self.decision.map(|d| json!({ "decision": d }));
+        Ok(result)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_call_reports_progress() {
+    let dir = TempDir::new("progress");
+    let handler = Recording::default();
+    let (client, _pid) = start_with(&dir.0, handler.clone()).await;
+    let done = call(&client, "bash", json!({"command": "sleep 3.5"})).await;
+    assert_eq!(done.is_error, Some(false), "{}", text(&done));
+    let progress = handler.progress.lock().unwrap().clone();
+    assert!(progress.len() >= 2, "progress notifications: {progress:?}");
+    assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_becomes_an_elicitation_when_the_client_offers_one() {
+    let dir = TempDir::new("elicit-allow");
+    let allow = Recording {
+        decision: Some("allow once"),
+        ..Recording::default()
+    };
+    let (client, _pid) = start_with(&dir.0, allow.clone()).await;
+    let ran = call(&client, "bash", json!({"command": "touch made"})).await;
+    assert_eq!(ran.is_error, Some(false), "{}", text(&ran));
+    assert!(dir.0.join("made").exists());
+    let asked = allow.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].contains("touch made"), "{asked:?}");
+    client.cancel().await.unwrap();
+
+    let dir = TempDir::new("elicit-reject");
+    let reject = Recording {
+        decision: Some("reject"),
+        ..Recording::default()
+    };
+    let (client, _pid) = start_with(&dir.0, reject.clone()).await;
+    let refused = call(&client, "bash", json!({"command": "touch made"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(!dir.0.join("made").exists());
+    assert_eq!(reject.asked.lock().unwrap().len(), 1);
     client.cancel().await.unwrap();
 }
