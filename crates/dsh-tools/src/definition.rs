@@ -3,7 +3,7 @@
 
 use crate::args::{decode_args, ToolArgs};
 use crate::content::ContentBlock;
-use crate::error::ToolError;
+use crate::error::{ErrorCode, ToolError};
 use crate::execution::{ToolAnnotations, ToolArguments, ToolContext, ToolExecutionResult};
 use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
 use crate::schema::{Dialect, SchemaSpec};
@@ -469,6 +469,64 @@ impl DynamicTool {
             concurrency_safe: false,
             body: Arc::new(move |args, ctx| Box::pin(body(args, ctx))),
         }
+    }
+
+    /// A tool whose arguments follow a JSON Schema (an MCP tool's
+    /// `inputSchema`), read with [`SchemaSpec::from_json_schema`]. Calls are
+    /// checked against what the spec can express, with the typed tools'
+    /// messages; when the spec cannot say everything the schema says, the
+    /// model is shown the schema itself (in every dialect but Gemini's, which
+    /// accepts only the subset the spec renders) and the server behind the
+    /// body has the last word.
+    ///
+    /// ```
+    /// use dsh_tools::{ContentBlock, DynamicTool, ErrorCode, ToolExecution, ToolRegistry};
+    ///
+    /// let schema = serde_json::json!({
+    ///     "type": "object",
+    ///     "properties": {"path": {"type": "string"}, "mode": {"type": "string", "pattern": "^(text|bytes)$"}},
+    ///     "required": ["path"]
+    /// });
+    /// let read = DynamicTool::from_json_schema("read_file", "Reads a file.", schema.clone(), |_args, _ctx| async {
+    ///     Ok(vec![ContentBlock::text("…")])
+    /// })?;
+    /// let registry = ToolRegistry::new();
+    /// registry.register(read)?;
+    /// // The model sees the upstream's own schema, `pattern` included.
+    /// assert_eq!(registry.schemas(dsh_tools::Dialect::Mcp)[0].parameters, schema);
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let result = registry.execute(ToolExecution::new("c1", "read_file", r#"{"path": 7}"#)).await;
+    /// assert_eq!(result.code(), Some(ErrorCode::InvalidArgs));
+    /// assert_eq!(result.text(), r#"Error: invalid arguments: "path" must be a string"#);
+    /// # });
+    /// # Ok::<(), dsh_tools::ToolError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `INVALID_SCHEMA` naming the JSON path of what cannot be read (a root
+    /// that is not an object schema, an unknown type name, …).
+    pub fn from_json_schema<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: Value,
+        body: F,
+    ) -> Result<Self, ToolError>
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send + 'static,
+    {
+        let name = name.into();
+        let imported = SchemaSpec::from_json_schema(&schema).map_err(|err| {
+            ToolError::new(
+                ErrorCode::InvalidSchema,
+                format!("tool \"{name}\" has a JSON Schema that cannot be read: {err}"),
+            )
+        })?;
+        let mut tool = DynamicTool::new(name, description, imported.spec, body);
+        if !imported.lossless {
+            tool.shown_schema = Some(schema);
+        }
+        Ok(tool)
     }
 
     /// Sets the host-only annotations.

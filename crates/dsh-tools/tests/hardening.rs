@@ -551,3 +551,70 @@ fn a_middleware_written_by_hand_needs_only_the_crates_exports() {
     )));
     assert_eq!(result.text(), "through");
 }
+
+#[tokio::test]
+async fn a_json_schema_tool_checks_calls_and_shows_the_model_the_schema() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "owner": {"type": "string"},
+            "labels": {"type": "array", "items": {"type": "string"}},
+            "state": {"type": "string", "enum": ["open", "closed"]},
+            "due": {"type": "string", "format": "date"}
+        },
+        "required": ["owner"]
+    });
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let tool = DynamicTool::from_json_schema(
+        "create_issue",
+        "Creates an issue.",
+        schema.clone(),
+        move |args, _| {
+            log.lock().unwrap().push(args);
+            async { Ok(vec![ContentBlock::text("created")]) }
+        },
+    )
+    .unwrap();
+    let registry = ToolRegistry::new();
+    registry.register(tool).unwrap();
+    // `format` is beyond the spec: the model gets the schema as the server wrote it.
+    assert_eq!(registry.schemas(Dialect::Mcp)[0].parameters, schema);
+    assert_eq!(registry.schemas(Dialect::Anthropic)[0].parameters, schema);
+    let bad = registry
+        .execute(ToolExecution::new(
+            "c1",
+            "create_issue",
+            json!({"labels": ["a", 2], "state": "merged"}),
+        ))
+        .await;
+    assert_eq!(
+        bad.text(),
+        r#"Error: invalid arguments: missing required property "owner"; "labels[1]" must be a string; "state" must be one of ["open","closed"]"#
+    );
+    assert!(seen.lock().unwrap().is_empty());
+    let good = registry
+        .execute(ToolExecution::new(
+            "c2",
+            "create_issue",
+            json!({"owner": "me", "due": "soon"}),
+        ))
+        .await;
+    assert_eq!(good.text(), "created");
+
+    let err = DynamicTool::from_json_schema(
+        "broken",
+        "Broken.",
+        json!({"type": "array"}),
+        |_, _| async { Ok(vec![]) },
+    )
+    .err()
+    .unwrap();
+    assert_eq!(err.code(), ErrorCode::InvalidSchema);
+    assert!(
+        err.message()
+            .starts_with("tool \"broken\" has a JSON Schema that cannot be read: "),
+        "{}",
+        err.message()
+    );
+}
