@@ -59,7 +59,13 @@ Stops a background task started by bash with run_in_background, and every proces
 Answers `killed background task bash-N`, or `task bash-N had already finished`.";
 
 /// Arguments of `bash`.
+///
+/// The argument objects of all three tools are closed: a property the tool
+/// does not know (Claude Code's `timeout` for our `timeout_ms`) would
+/// otherwise be dropped without a word, and the model would believe it took
+/// effect. It is an `INVALID_ARGS` error naming the property meant instead.
 #[derive(ToolArgs, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct BashArgs {
     /// The command line to run.
     pub command: String,
@@ -75,6 +81,7 @@ pub struct BashArgs {
 
 /// Arguments of `bash_output`.
 #[derive(ToolArgs, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct BashOutputArgs {
     /// The background task's id, e.g. bash-1.
     pub task_id: String,
@@ -86,6 +93,7 @@ pub struct BashOutputArgs {
 
 /// Arguments of `bash_kill`.
 #[derive(ToolArgs, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
 pub struct BashKillArgs {
     /// The background task's id, e.g. bash-1.
     pub task_id: String,

@@ -328,6 +328,81 @@ fn model_facing_schemas() {
     assert!(bash.description.contains("run_in_background"));
     assert!(bash.description.contains("bash_output"));
     assert!(bash.description.contains("Stdin is closed"));
+    // The argument objects are closed, and say so to the model.
+    for schema in &schemas {
+        assert_eq!(
+            schema.parameters["additionalProperties"],
+            json!(false),
+            "{}",
+            schema.name
+        );
+    }
+}
+
+#[tokio::test]
+async fn unknown_properties_are_refused_with_the_likely_one_meant() {
+    let (registry, _executor, dir) = setup();
+    // Claude Code calls it `timeout`; ours is `timeout_ms`. Nothing runs.
+    let marker = dir.path.join("ran");
+    let command = format!("touch {}", marker.display());
+    let result = call(
+        &registry,
+        "bash",
+        json!({"command": command, "timeout": 5000}),
+        "a",
+    )
+    .await;
+    assert!(result.is_error);
+    assert_eq!(result.code(), Some(ErrorCode::InvalidArgs));
+    assert_eq!(
+        result.text(),
+        r#"Error: invalid arguments: "timeout" is not a declared property (did you mean "timeout_ms"?)"#
+    );
+    assert!(!marker.exists());
+
+    for (name, args, message) in [
+        // One typo away.
+        (
+            "bash",
+            json!({"comand": "ls"}),
+            r#"missing required property "command"; "comand" is not a declared property (did you mean "command"?)"#,
+        ),
+        // Contained in a declared name.
+        (
+            "bash",
+            json!({"command": "ls", "dir": "/tmp"}),
+            r#""dir" is not a declared property (did you mean "workdir"?)"#,
+        ),
+        (
+            "bash_output",
+            json!({"task_id": "bash-1", "wait": 10}),
+            r#""wait" is not a declared property (did you mean "wait_ms"?)"#,
+        ),
+        (
+            "bash_kill",
+            json!({"taskid": "bash-1"}),
+            r#"missing required property "task_id"; "taskid" is not a declared property (did you mean "task_id"?)"#,
+        ),
+        // Nothing close: no guess.
+        (
+            "bash",
+            json!({"command": "ls", "env": {"A": "1"}}),
+            r#""env" is not a declared property"#,
+        ),
+        (
+            "bash_kill",
+            json!({"task_id": "bash-1", "signal": "KILL"}),
+            r#""signal" is not a declared property"#,
+        ),
+    ] {
+        let result = call(&registry, name, args, "a").await;
+        assert_eq!(result.code(), Some(ErrorCode::InvalidArgs), "{name}");
+        assert_eq!(
+            result.text(),
+            format!("Error: invalid arguments: {message}"),
+            "{name}"
+        );
+    }
 }
 
 fn small_executor(dir: &tempdir::Dir, max_output_bytes: usize) -> Executor {

@@ -303,12 +303,80 @@ fn check_object(
         }
     }
     for key in undeclared {
-        out.push(violation(
-            &Path::Key(key, path),
-            ViolationKind::Undeclared,
-            "is not a declared property",
-        ));
+        out.push(undeclared_violation(spec, key, path));
     }
+}
+
+/// `"k" is not a declared property`, and `(did you mean "p"?)` when a
+/// declared property is close to `key`: a model that used another harness's
+/// name (`timeout` for `timeout_ms`) or made a typo corrects itself in one turn.
+fn undeclared_violation(spec: &SchemaSpec, key: &str, path: &Path<'_>) -> Violation {
+    const TAIL: &str = "is not a declared property";
+    let at = Path::Key(key, path);
+    let Some(meant) = closest_property(spec, key) else {
+        return violation(&at, ViolationKind::Undeclared, TAIL);
+    };
+    Violation::build_with(
+        ViolationKind::Undeclared,
+        24 + TAIL.len() + meant.len() + 20,
+        |message| {
+            let start = message.len();
+            at.write(message, start);
+        },
+        |message| {
+            message.push_str(TAIL);
+            message.push_str(" (did you mean \"");
+            message.push_str(meant);
+            message.push_str("\"?)");
+        },
+    )
+}
+
+/// The declared property most likely meant by the undeclared `key`: the
+/// fewest edits (ASCII case ignored) when that is at most 2 and under half the
+/// longer name, or a name that contains `key` or is contained in it (3
+/// characters at least); the fewest edits wins, then declaration order.
+/// `None` when nothing is that close: a far-fetched guess misleads.
+fn closest_property<'s>(spec: &'s SchemaSpec, key: &str) -> Option<&'s str> {
+    let mut row = Vec::new();
+    let mut best: Option<(usize, &str)> = None;
+    for (name, _) in &spec.props {
+        let distance = edit_distance(key, name, &mut row);
+        let longer = key.chars().count().max(name.chars().count());
+        let near = distance <= 2 && 2 * distance < longer;
+        if (near || contains_either(key, name)) && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, name));
+        }
+    }
+    best.map(|(_, name)| name)
+}
+
+/// Whether one name contains the other (ASCII case ignored), the shorter
+/// being at least 3 bytes long.
+fn contains_either(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.len() >= 3
+        && long
+            .as_bytes()
+            .windows(short.len())
+            .any(|w| w.eq_ignore_ascii_case(short.as_bytes()))
+}
+
+/// Levenshtein distance over characters, ASCII case ignored; `row` is scratch.
+fn edit_distance(a: &str, b: &str, row: &mut Vec<usize>) -> usize {
+    row.clear();
+    row.extend(0..=b.chars().count());
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.chars().enumerate() {
+            let above = row[j + 1];
+            let cost = usize::from(!ca.eq_ignore_ascii_case(&cb));
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + cost);
+            diagonal = above;
+        }
+    }
+    row.last().copied().unwrap_or(0)
 }
 
 /// The index of the property named `key`, searching from `hint` and wrapping.
