@@ -24,7 +24,9 @@
 //! 1. The first-party tools: `bash`, `bash_output`, `bash_kill`, over one
 //!    [`Executor`] configured from the settings' `bash` section and the
 //!    working directory. The executor lives as long as the pipeline, so
-//!    background tasks outlive a single call.
+//!    background tasks outlive a single call. Unless `bash.maxOutputBytes`
+//!    says otherwise, a result keeps [`DEFAULT_OUTPUT_BYTES_PER_STREAM`] bytes
+//!    of each stream (head and tail), so a whole result fits what clients show.
 //! 2. The middleware, outermost first: the permission policy (rules and
 //!    mode from the settings, the mode overridable by
 //!    [`PipelineOptions::mode`]). Hooks, the sandbox and a timeout take their
@@ -196,6 +198,13 @@ fn resolve_cwd(dir: Option<&Path>) -> Result<PathBuf, HarnessError> {
     }
 }
 
+/// Text per stream of a bash result when the settings give no
+/// `bash.maxOutputBytes`: both streams, the omission markers and the spill
+/// file paths then stay under 30 000 characters, below where clients cut a
+/// tool result (Claude Code cuts MCP results above about 25 000 tokens) and
+/// about what Claude Code's own Bash shows inline.
+pub const DEFAULT_OUTPUT_BYTES_PER_STREAM: usize = 14_000;
+
 /// The executor's configuration: the settings' `bash` section over the defaults.
 fn executor_config(settings: &Settings, cwd: &Path) -> ExecutorConfig {
     let defaults = ExecutorConfig::default();
@@ -207,7 +216,7 @@ fn executor_config(settings: &Settings, cwd: &Path) -> ExecutorConfig {
         max_output_bytes: settings
             .bash
             .max_output_bytes
-            .map_or(defaults.max_output_bytes, |b| {
+            .map_or(DEFAULT_OUTPUT_BYTES_PER_STREAM, |b| {
                 usize::try_from(b).unwrap_or(usize::MAX)
             }),
         ..defaults

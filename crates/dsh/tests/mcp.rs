@@ -31,7 +31,7 @@ impl Drop for TempDir {
 
 const SETTINGS: &str = r#"{
   "permissions": {
-    "allow": ["Bash(echo:*)", "Bash(sleep:*)", "Bash(wait)", "bash_kill"],
+    "allow": ["Bash(echo:*)", "Bash(sleep:*)", "Bash(wait)", "Bash(seq:*)", "bash_kill"],
     "deny": ["Bash(rm:*)"]
   }
 }"#;
@@ -129,6 +129,21 @@ async fn a_session_lists_calls_and_refuses_as_the_pipeline_says() {
     assert_eq!(
         text(&invalid),
         r#"Error: invalid arguments: missing required property "command"; "timeout_ms" must be at least 0"#
+    );
+
+    // Output sized for clients: a whole result stays under 30 000 characters.
+    let long = call(&client, "bash", json!({"command": "seq 1 100000"})).await;
+    let long_text = text(&long);
+    assert!(
+        long_text.chars().count() < 30_000,
+        "{} chars",
+        long_text.chars().count()
+    );
+    assert!(long_text.contains("bytes omitted"), "{long_text:.200}");
+    assert!(long_text.starts_with("1\n2\n3\n"), "the head is kept");
+    assert!(
+        long_text.contains("\n100000\n[stdout truncated; full output: "),
+        "the tail is kept"
     );
 
     let unknown = call(&client, "nope", json!({})).await;
