@@ -1,0 +1,399 @@
+"""`dsh mcp` driven by the official MCP Python SDK (`mcp` on PyPI), as a
+Python MCP client would run it: a child process on stdio, through
+`mcp.client.stdio.stdio_client` and `mcp.ClientSession`.
+
+The binary under test is named by the environment variable `DSH_BIN`
+(`.ci/run` passes `target/debug/dsh`).
+
+One session per protocol generation the SDK speaks:
+
+* the `initialize` handshake, at the version the SDK offers by default
+  (2025-11-25) and at 2025-06-18;
+* the stateless 2026-07-28 revision (`server/discover`, then every request
+  carrying its protocol version, client info and capabilities in `_meta`).
+  dsh's tools/list result lacks `resultType` there, so that session is an
+  expected failure (see RESULT_TYPE_MISSING), and a second one fills the
+  field in to test the rest of the session on that wire.
+
+Each session checks the same things as the Rust test `crates/dsh/tests/mcp.rs`:
+the tool list, a call allowed by the settings, invalid arguments, an unknown
+tool, a denial, an *ask* with nobody to ask, a background task, and that the
+server exits by itself (with its background task) once the client closes
+its stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.client.stdio as sdk_stdio
+import mcp.types as types
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+SETTINGS = {
+    "permissions": {
+        "allow": ["Bash(echo:*)", "Bash(sleep:*)"],
+        "deny": ["Bash(rm:*)"],
+    }
+}
+
+# How long any one request may take before the test fails instead of hanging.
+REQUEST_TIMEOUT_S = 30.0
+# How long the server (and what it started) may take to exit after the session.
+EXIT_DEADLINE_S = 10.0
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def dsh_bin() -> str:
+    path = os.environ.get("DSH_BIN")
+    if not path:
+        pytest.fail("DSH_BIN must name the dsh binary (e.g. target/debug/dsh)")
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"DSH_BIN={path!r} is not an executable file")
+    return os.path.abspath(path)
+
+
+# --- processes, through /proc -------------------------------------------------
+
+
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name, or None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()
+
+
+def start_time(pid: int) -> str | None:
+    fields = _stat(pid)
+    return fields[19] if fields else None  # field 22 of proc(5)
+
+
+def alive(pid: int, started: str | None = None) -> bool:
+    """Whether PID runs (a zombie has exited) and is still the same process."""
+    fields = _stat(pid)
+    if fields is None or fields[0] == "Z":
+        return False
+    return started is None or fields[19] == started
+
+
+def descendants(root: int) -> list[tuple[int, str]]:
+    """Every live descendant of `root`, as (pid, start time)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := _stat(int(entry))) is not None:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found: list[tuple[int, str]] = []
+    stack = list(children.get(root, []))
+    while stack:
+        pid = stack.pop()
+        if (started := start_time(pid)) is not None and alive(pid):
+            found.append((pid, started))
+        stack.extend(children.get(pid, []))
+    return found
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"
+
+
+async def gone_within(pid: int, started: str | None, deadline_s: float) -> bool:
+    """Polls until PID has exited, up to a deadline."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if not alive(pid, started):
+            return True
+        await anyio.sleep(0.02)
+    return not alive(pid, started)
+
+
+# --- the session --------------------------------------------------------------
+
+
+class Spawned:
+    """The server process the SDK's stdio transport started."""
+
+    process: Any = None
+
+
+@pytest.fixture
+def spawned(monkeypatch: pytest.MonkeyPatch) -> Spawned:
+    """Records the process `stdio_client` spawns.
+
+    The SDK (pinned in requirements.txt) keeps it private; the test needs its
+    PID and exit status, to tell a server that exits on end-of-file from one
+    the SDK's shutdown escalation (SIGTERM after 2 s) had to kill.
+    """
+    record = Spawned()
+    original = sdk_stdio._create_platform_compatible_process
+
+    async def spawn(*args: Any, **kwargs: Any) -> Any:
+        record.process = await original(*args, **kwargs)
+        return record.process
+
+    monkeypatch.setattr(sdk_stdio, "_create_platform_compatible_process", spawn)
+    return record
+
+
+def _wire(item: SessionMessage | Exception) -> str:
+    if isinstance(item, Exception):
+        return f"<unparseable line: {item!r}>"
+    return json.dumps(item.message.model_dump(by_alias=True, mode="json", exclude_unset=True))
+
+
+@asynccontextmanager
+async def tapped(
+    read: Any, write: Any, transcript: list[str], filled: list[str] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The transport's streams, with every message recorded in `transcript`.
+
+    With `filled`, a result that lacks `resultType` gets `"complete"` before
+    the SDK reads it, and the method it answered is appended to `filled`.
+    """
+    to_session_send, to_session = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    from_session, from_session_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    methods: dict[Any, str] = {}
+
+    async def inbound() -> None:
+        async with to_session_send:
+            async for item in read:
+                transcript.append("<- " + _wire(item))
+                if (
+                    filled is not None
+                    and not isinstance(item, Exception)
+                    and isinstance(item.message, types.JSONRPCResponse)
+                    and "resultType" not in item.message.result
+                ):
+                    item.message.result["resultType"] = "complete"
+                    filled.append(methods.get(item.message.id, "?"))
+                await to_session_send.send(item)
+
+    async def outbound() -> None:
+        async with from_session_receive:
+            async for item in from_session_receive:
+                transcript.append("-> " + _wire(item))
+                if isinstance(item.message, types.JSONRPCRequest):
+                    methods[item.message.id] = item.message.method
+                await write.send(item)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(inbound)
+        tg.start_soon(outbound)
+        try:
+            yield to_session, from_session
+        finally:
+            tg.cancel_scope.cancel()
+
+
+async def connect(session: ClientSession, generation: str) -> str:
+    """Opens the session in `generation`; returns the server's name."""
+    if generation == "2025-11-25":
+        # The SDK's own handshake: it offers its newest handshake version.
+        result = await session.initialize()
+        assert result.protocol_version == "2025-11-25", result
+        return result.server_info.name
+    if generation == "2025-06-18":
+        # An older client's handshake, through the same public pieces
+        # `initialize()` is made of.
+        result = await session.send_request(
+            types.InitializeRequest(
+                params=types.InitializeRequestParams(
+                    protocol_version="2025-06-18",
+                    capabilities=types.ClientCapabilities(),
+                    client_info=types.Implementation(name="dsh-python-test", version="0"),
+                )
+            ),
+            types.InitializeResult,
+        )
+        assert result.protocol_version == "2025-06-18", result
+        session.adopt(result)
+        await session.send_notification(types.InitializedNotification())
+        return result.server_info.name
+    assert generation == "2026-07-28"
+    discovered = await session.discover()
+    assert "2026-07-28" in discovered.supported_versions, discovered
+    assert session.server_info is not None, "server/discover carried no serverInfo in _meta"
+    return session.server_info.name
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    found: list[BaseException] = []
+    for exc in group.exceptions:
+        found.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return found
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+# dsh's tools/list result has no `resultType` on a 2026-07-28 session.
+RESULT_TYPE_MISSING = (
+    "dsh bug: on a 2026-07-28 session the tools/list result has no resultType, which servers "
+    "implementing that revision MUST include; the SDK rejects it (pydantic: ListToolsResult "
+    "resultType Field required). dsh-mcp builds ListToolsResult with serde_json::from_value, "
+    "which leaves rmcp's result_type None; ListToolsResult::with_all_items sets it"
+)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("generation", "fill_result_type"),
+    [
+        pytest.param("2025-11-25", False, id="2025-11-25"),
+        pytest.param("2025-06-18", False, id="2025-06-18"),
+        pytest.param(
+            "2026-07-28",
+            False,
+            id="2026-07-28",
+            marks=pytest.mark.xfail(reason=RESULT_TYPE_MISSING, raises=ValidationError, strict=True),
+        ),
+        # The same session with the missing field filled in as a client
+        # would for an older server, so that everything after tools/list is
+        # still tested on the 2026-07-28 wire; it fails if any other result
+        # lacks the field.
+        pytest.param("2026-07-28", True, id="2026-07-28-resultType-filled"),
+    ],
+)
+async def test_a_session_with_the_python_sdk(
+    generation: str, fill_result_type: bool, dsh_bin: str, spawned: Spawned, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    elsewhere = tmp_path / "spawned-in"
+    work.mkdir()
+    elsewhere.mkdir()
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps(SETTINGS))
+    stderr_path = tmp_path / "stderr.txt"
+
+    params = StdioServerParameters(
+        command=dsh_bin,
+        args=["mcp", "--settings", str(settings), "--cwd", str(work)],
+        cwd=str(elsewhere),
+    )
+    transcript: list[str] = []
+    stream_errors: list[Exception] = []
+    incoming: list[str] = []
+    filled: list[str] | None = [] if fill_result_type else None
+
+    async def on_message(message: Any) -> None:
+        # Transport exceptions (a stdout line that is not JSON-RPC) land here.
+        if isinstance(message, Exception):
+            stream_errors.append(message)
+        else:
+            incoming.append(repr(message))
+
+    try:
+        with anyio.fail_after(120), stderr_path.open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                assert spawned.process is not None, "the SDK's spawn hook was not called"
+                pid = spawned.process.pid
+                async with tapped(read, write, transcript, filled) as (read, write):
+                    async with ClientSession(
+                        read,
+                        write,
+                        read_timeout_seconds=REQUEST_TIMEOUT_S,
+                        message_handler=on_message,
+                    ) as session:
+                        assert await connect(session, generation) == "dsh"
+                        assert session.protocol_version == generation
+                        task_processes = await exercise(session, work, elsewhere, pid)
+            # The session is closed: the SDK closed dsh's stdin and waited
+            # for it. dsh must have exited by itself, not by the SDK's kill.
+            assert await gone_within(pid, None, EXIT_DEADLINE_S), "dsh mcp still running"
+            code = spawned.process.returncode
+            assert code == 0, f"dsh mcp exit status {code} (negative: killed by that signal)"
+            for task_pid, started in task_processes:
+                assert await gone_within(task_pid, started, EXIT_DEADLINE_S), (
+                    f"the background task's process {task_pid} ({cmdline(task_pid)}) survived the session"
+                )
+        assert stream_errors == [], f"stdout carried something that is not JSON-RPC: {stream_errors}"
+        if filled is not None:
+            assert set(filled) <= {"tools/list"}, f"results without resultType: {filled}"
+    except BaseExceptionGroup as group:
+        # The SDK's task groups wrap whatever failed; show that one error.
+        leaves = _leaves(group)
+        if len(leaves) == 1:
+            raise leaves[0] from group
+        raise
+    finally:
+        # Shown by pytest when the test fails.
+        if filled:
+            print(f"--- resultType filled in for: {filled}")
+        print(f"--- protocol generation {generation}; wire:")
+        print("\n".join(transcript))
+        print("--- other messages from the server:")
+        print("\n".join(incoming))
+        print("--- dsh stderr:")
+        print(stderr_path.read_text() if stderr_path.exists() else "")
+
+
+async def exercise(
+    session: ClientSession, work: Path, elsewhere: Path, pid: int
+) -> list[tuple[int, str]]:
+    """Every check inside the session; returns the background task's processes."""
+    listed = await session.list_tools()
+    assert listed.next_cursor is None
+    tools = listed.tools
+    assert [tool.name for tool in tools] == ["bash", "bash_output", "bash_kill"]
+    bash, output, _kill = tools
+    assert output.annotations is not None and output.annotations.read_only_hint is True, output
+    assert bash.input_schema["required"] == ["command"], bash.input_schema
+
+    ok = await session.call_tool("bash", {"command": "echo hi"})
+    assert ok.is_error is False, ok
+    assert text(ok) == "hi\n[exit code: 0]"
+
+    invalid = await session.call_tool("bash", {})
+    assert invalid.is_error is True, invalid
+    assert text(invalid).startswith('Error: invalid arguments: missing required property "command"'), invalid
+
+    unknown = await session.call_tool("nope", {})
+    assert unknown.is_error is True, unknown
+    assert text(unknown) == 'Error: unknown tool "nope"'
+
+    (work / "x").mkdir()
+    denied = await session.call_tool("bash", {"command": "rm -rf x"})
+    assert denied.is_error is True, denied
+    assert "permission denied" in text(denied), denied
+    assert (work / "x").is_dir()
+
+    # No rule: an *ask*; this client declares no elicitation, so nobody can
+    # approve, and the call fails closed without running.
+    asked = await session.call_tool("bash", {"command": "touch made"})
+    assert asked.is_error is True, asked
+    assert not (work / "made").exists()
+    assert not (elsewhere / "made").exists()
+
+    started = await session.call_tool("bash", {"command": "sleep 30", "run_in_background": True})
+    assert started.is_error is False, started
+    assert text(started) == "started background task bash-1"
+    status = await session.call_tool("bash_output", {"task_id": "bash-1"})
+    assert status.is_error is False, status
+    assert "[status: running]" in text(status), status
+
+    task_processes = descendants(pid)
+    assert task_processes, "no process runs the background task"
+    print("background task processes:", [(p, cmdline(p)) for p, _ in task_processes])
+    return task_processes
