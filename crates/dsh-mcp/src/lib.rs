@@ -158,9 +158,8 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.tools()?;
-        serde_json::from_value(serde_json::json!({ "tools": tools }))
-            .map_err(|err| ErrorData::internal_error(format!("cannot list tools: {err}"), None))
+        // With its `resultType`, which the stateless revision requires.
+        Ok(ListToolsResult::with_all_items(self.tools()?))
     }
 
     async fn call_tool(
