@@ -1,27 +1,133 @@
-//! Parsing of the command line. Every mistake is a [`UsageError`] (exit 2).
+//! The command line, declared with clap's derive. A mistake clap finds is a
+//! usage error (exit 2, with the command's usage); so is a [`UsageError`] a
+//! command finds later (a settings file, a working directory), printed the
+//! same way by [`usage_error`].
 
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use dsh_policy::Mode;
 use dsh_tools::ToolFormat;
+use std::ffi::OsStr;
 use std::fmt;
 use std::path::PathBuf;
 
-pub const USAGE: &str = "\
-usage:
-  dsh mcp [--settings FILE] [--mode MODE] [--cwd DIR]
-  dsh schemas [--format FORMAT]
-  dsh call TOOL [ARGS_JSON|-] [--settings FILE] [--mode MODE] [--cwd DIR] [--present] [--yes]
-  dsh policy check TOOL ARGS_JSON [--settings FILE] [--mode MODE] [--cwd DIR]
+/// Shown under the help of `dsh` and of `dsh call`.
+const EXIT_STATUS: &str = "Exit status: 0 success, 1 the call failed (isError), 2 usage error.";
 
-schemas formats (the value of a request's `tools` field):
-  mcp                      MCP tools/list entries (default)
-  anthropic                Anthropic Messages tools
-  openai                   OpenAI Chat Completions function tools
-  openai-strict            the same in strict mode
-  openai-responses         OpenAI Responses function tools
-  openai-responses-strict  the same in strict mode
-  gemini                   Gemini [{functionDeclarations: [...]}]
-  plain                    the provider-neutral {name, description, parameters}
+/// The tools of an LLM agent, behind permission rules and timeouts
+#[derive(Parser, Debug, PartialEq, Eq)]
+#[command(name = "dsh", version, arg_required_else_help = true, after_help = EXIT_STATUS)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
 
-exit status: 0 success, 1 the call failed (isError), 2 usage error";
+/// What `dsh` was asked to do.
+#[derive(Subcommand, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Serve the tools over MCP on stdio, behind the whole pipeline
+    ///
+    /// An MCP server for one client's session: the first-party tools behind
+    /// the permission rules of the settings. Background tasks live as long as
+    /// the session.
+    #[command(verbatim_doc_comment)]
+    Mcp {
+        #[command(flatten)]
+        options: PipelineOptions,
+    },
+    /// Print the model-facing tool schemas as a JSON array
+    Schemas {
+        /// The shape to print: the value of a provider request's `tools` field
+        #[arg(
+            long,
+            value_name = "FORMAT",
+            default_value = "mcp",
+            value_parser = OneOf { choices: schemas_formats, parse: parse_schemas_format }
+        )]
+        format: SchemasFormat,
+    },
+    /// Run one tool call through the whole pipeline and print the result as JSON
+    ///
+    /// Prints the call's result, {callId, content, isError, error}. A call a
+    /// rule says *ask* about is asked about on the terminal; with nobody to
+    /// ask (arguments from stdin, no terminal) it fails closed, unless --yes.
+    #[command(verbatim_doc_comment, after_help = EXIT_STATUS)]
+    Call {
+        /// The tool to call, e.g. bash
+        #[arg(value_name = "TOOL")]
+        tool: String,
+        /// The arguments, a JSON object (absent: {}); `-` reads them from stdin
+        #[arg(value_name = "ARGS_JSON")]
+        args: Option<String>,
+        #[command(flatten)]
+        options: PipelineOptions,
+        /// Add how a user interface would present the call and its result
+        #[arg(long)]
+        present: bool,
+        /// Allow once whatever a rule would ask about (deny rules still apply)
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Query the permission policy
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
+}
+
+/// The `dsh policy` commands.
+#[derive(Subcommand, Debug, PartialEq, Eq)]
+pub enum PolicyCommand {
+    /// Print the decision on a call without running it
+    ///
+    /// {"decision": "allow|ask|deny", "reason": ..., "rule": ...}, from the
+    /// same pipeline `dsh call` builds.
+    #[command(verbatim_doc_comment)]
+    Check {
+        /// The tool, e.g. bash
+        #[arg(value_name = "TOOL")]
+        tool: String,
+        /// The arguments, a JSON object
+        #[arg(value_name = "ARGS_JSON")]
+        args: String,
+        #[command(flatten)]
+        options: PipelineOptions,
+    },
+}
+
+impl Command {
+    /// The subcommand names leading to this command, for its usage line.
+    pub fn path(&self) -> &'static [&'static str] {
+        match self {
+            Command::Mcp { .. } => &["mcp"],
+            Command::Schemas { .. } => &["schemas"],
+            Command::Call { .. } => &["call"],
+            Command::Policy {
+                command: PolicyCommand::Check { .. },
+            } => &["policy", "check"],
+        }
+    }
+}
+
+/// Options shared by the commands that run the pipeline.
+#[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
+pub struct PipelineOptions {
+    /// Read only this settings file, not the ones Claude Code reads
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// The permission mode, instead of the settings' defaultMode
+    #[arg(
+        long,
+        value_name = "MODE",
+        value_parser = OneOf { choices: modes, parse: parse_mode }
+    )]
+    pub mode: Option<Mode>,
+    /// The tools' working directory (default: the current directory)
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
 
 /// What `dsh schemas` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +161,8 @@ impl std::str::FromStr for SchemasFormat {
     }
 }
 
-/// A command-line mistake, printed with the usage text.
+/// A mistake found after parsing (a settings file, a working directory,
+/// malformed JSON for `dsh policy check`): exit 2, like a parse error.
 #[derive(Debug, PartialEq, Eq)]
 pub struct UsageError(pub String);
 
@@ -65,148 +172,106 @@ impl fmt::Display for UsageError {
     }
 }
 
-/// Options shared by the commands that run the pipeline.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct PipelineOptions {
-    pub settings: Option<PathBuf>,
-    pub mode: Option<String>,
-    pub cwd: Option<PathBuf>,
-}
+impl std::error::Error for UsageError {}
 
-#[derive(Debug, PartialEq, Eq)]
-pub enum Command {
-    Help,
-    Schemas {
-        format: SchemasFormat,
-    },
-    Call {
-        tool: String,
-        /// The raw argument text; `None` for `{}`, `Some("-")` for stdin.
-        args: Option<String>,
-        options: PipelineOptions,
-        present: bool,
-        yes: bool,
-    },
-    PolicyCheck {
-        tool: String,
-        args: String,
-        options: PipelineOptions,
-    },
-    /// An MCP server on stdio for the client's session.
-    Mcp {
-        options: PipelineOptions,
-    },
-}
-
-fn value(flag: &str, rest: &mut impl Iterator<Item = String>) -> Result<String, UsageError> {
-    rest.next()
-        .ok_or_else(|| UsageError(format!("{flag} needs a value")))
-}
-
-/// Parses the arguments after the program name.
-pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, UsageError> {
-    let mut args = args.into_iter();
-    let Some(command) = args.next() else {
-        return Err(UsageError("missing command".into()));
-    };
-    let mut positional = Vec::new();
-    let mut options = PipelineOptions::default();
-    let mut format = None;
-    let (mut present, mut yes) = (false, false);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--format" => format = Some(value("--format", &mut args)?.parse::<SchemasFormat>()?),
-            "--settings" => options.settings = Some(value("--settings", &mut args)?.into()),
-            "--mode" => options.mode = Some(value("--mode", &mut args)?),
-            "--cwd" => options.cwd = Some(value("--cwd", &mut args)?.into()),
-            "--present" => present = true,
-            "--yes" => yes = true,
-            "-h" | "--help" => return Ok(Command::Help),
-            "-" => positional.push(arg),
-            flag if flag.starts_with("--") => {
-                return Err(UsageError(format!("unknown option {flag}")))
+/// `err` as clap prints a usage error of the command at `path` (its usage
+/// line and a pointer to its `--help`).
+pub fn usage_error(path: &[&str], err: &UsageError) -> clap::Error {
+    fn error_in(cmd: &mut clap::Command, path: &[&str], message: &str) -> clap::Error {
+        if let Some((name, rest)) = path.split_first() {
+            if let Some(sub) = cmd.find_subcommand_mut(name) {
+                return error_in(sub, rest, message);
             }
-            _ => positional.push(arg),
         }
+        cmd.error(ErrorKind::ValueValidation, message)
     }
-    let only = |allowed: &[&str]| -> Result<(), UsageError> {
-        let given = [
-            ("--format", format.is_some()),
-            ("--settings", options.settings.is_some()),
-            ("--mode", options.mode.is_some()),
-            ("--cwd", options.cwd.is_some()),
-            ("--present", present),
-            ("--yes", yes),
-        ];
-        match given
-            .iter()
-            .find(|(name, set)| *set && !allowed.contains(name))
-        {
-            Some((name, _)) => Err(UsageError(format!(
-                "{name} does not apply to `dsh {command}`"
-            ))),
-            None => Ok(()),
-        }
-    };
-    match command.as_str() {
-        "help" | "-h" | "--help" => Ok(Command::Help),
-        "schemas" => {
-            only(&["--format"])?;
-            if let Some(extra) = positional.first() {
-                return Err(UsageError(format!("unexpected argument {extra:?}")));
-            }
-            Ok(Command::Schemas {
-                format: format.unwrap_or_default(),
-            })
-        }
-        "call" => {
-            only(&["--settings", "--mode", "--cwd", "--present", "--yes"])?;
-            let mut positional = positional.into_iter();
-            let tool = positional
-                .next()
-                .ok_or_else(|| UsageError("`dsh call` needs a TOOL".into()))?;
-            let args = positional.next();
-            if let Some(extra) = positional.next() {
-                return Err(UsageError(format!("unexpected argument {extra:?}")));
-            }
-            Ok(Command::Call {
-                tool,
-                args,
-                options,
-                present,
-                yes,
-            })
-        }
-        "mcp" => {
-            only(&["--settings", "--mode", "--cwd"])?;
-            if let Some(extra) = positional.first() {
-                return Err(UsageError(format!("unexpected argument {extra:?}")));
-            }
-            Ok(Command::Mcp { options })
-        }
-        "policy" => {
-            only(&["--settings", "--mode", "--cwd"])?;
-            let mut positional = positional.into_iter();
-            match positional.next().as_deref() {
-                Some("check") => {}
-                Some(other) => return Err(UsageError(format!("unknown policy command {other:?}"))),
-                None => return Err(UsageError("`dsh policy` needs a command: check".into())),
-            }
-            let (Some(tool), Some(args)) = (positional.next(), positional.next()) else {
-                return Err(UsageError(
-                    "`dsh policy check` needs TOOL and ARGS_JSON".into(),
-                ));
+    let mut cmd = Cli::command();
+    // Gives each subcommand its full name (`dsh policy check`) for the usage line.
+    cmd.build();
+    error_in(&mut cmd, path, &err.0)
+}
+
+/// The `--format` values of `dsh schemas`, with what each prints.
+fn schemas_formats() -> Vec<(&'static str, &'static str)> {
+    let mut formats: Vec<_> = ToolFormat::ALL
+        .iter()
+        .map(|&format| {
+            let help = match format {
+                ToolFormat::Mcp => "MCP tools/list entries",
+                ToolFormat::Anthropic => "Anthropic Messages tools",
+                ToolFormat::OpenAiChat => "OpenAI Chat Completions function tools",
+                ToolFormat::OpenAiChatStrict => "the same in strict mode",
+                ToolFormat::OpenAiResponses => "OpenAI Responses function tools",
+                ToolFormat::OpenAiResponsesStrict => "the same in strict mode",
+                ToolFormat::Gemini => "Gemini [{functionDeclarations: [...]}]",
+                _ => "",
             };
-            if let Some(extra) = positional.next() {
-                return Err(UsageError(format!("unexpected argument {extra:?}")));
-            }
-            Ok(Command::PolicyCheck {
-                tool,
-                args,
-                options,
-            })
-        }
-        other => Err(UsageError(format!("unknown command {other:?}"))),
+            (format.as_str(), help)
+        })
+        .collect();
+    formats.push((
+        "plain",
+        "the provider-neutral {name, description, parameters}",
+    ));
+    formats
+}
+
+fn parse_schemas_format(text: &str) -> Result<SchemasFormat, String> {
+    text.parse().map_err(|UsageError(message)| message)
+}
+
+/// The `--mode` values, with what each does to calls no rule matches.
+fn modes() -> Vec<(&'static str, &'static str)> {
+    Mode::ALL
+        .iter()
+        .map(|&mode| {
+            let help = match mode {
+                Mode::Default => "ask about calls no rule matches, unless read-only",
+                Mode::AcceptEdits => "as default, and allow edits inside the working directory",
+                Mode::Plan => "run only read-only tools and commands",
+                Mode::DontAsk => "deny what default would ask about",
+                Mode::BypassPermissions => {
+                    "allow what default would ask about (deny and ask rules still apply)"
+                }
+            };
+            (mode.as_str(), help)
+        })
+        .collect()
+}
+
+fn parse_mode(text: &str) -> Result<Mode, String> {
+    text.parse()
+        .map_err(|err: dsh_policy::UnknownMode| err.to_string())
+}
+
+/// A value from a closed set of names: the help lists each with its meaning,
+/// and an unknown name is refused with the value's own message, which names
+/// the valid ones (clap's `invalid value 'X' for '--flag <V>': …`).
+#[derive(Clone)]
+struct OneOf<T> {
+    choices: fn() -> Vec<(&'static str, &'static str)>,
+    parse: fn(&str) -> Result<T, String>,
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for OneOf<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        // A plain function parser words the error the way clap words its own.
+        let parse = self.parse;
+        (move |text: &str| parse(text)).parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let values = (self.choices)()
+            .into_iter()
+            .map(|(name, help)| PossibleValue::new(name).help(help));
+        Some(Box::new(values))
     }
 }
 
@@ -214,34 +279,46 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, UsageErr
 mod tests {
     use super::*;
 
-    fn parse_str(line: &str) -> Result<Command, UsageError> {
-        parse(line.split_whitespace().map(String::from))
+    fn parse(line: &str) -> Result<Command, clap::Error> {
+        Cli::try_parse_from(std::iter::once("dsh").chain(line.split_whitespace()))
+            .map(|cli| cli.command)
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
     }
 
     #[test]
     fn commands() {
         assert_eq!(
-            parse_str("schemas").unwrap(),
+            parse("schemas").unwrap(),
             Command::Schemas {
                 format: SchemasFormat::Provider(ToolFormat::Mcp)
             }
         );
         assert_eq!(
-            parse_str("schemas --format plain").unwrap(),
+            parse("schemas --format plain").unwrap(),
             Command::Schemas {
                 format: SchemasFormat::Plain
             }
         );
         for format in ToolFormat::ALL {
-            assert_eq!(
-                parse_str(&format!("schemas --format {format}")).unwrap(),
-                Command::Schemas {
-                    format: SchemasFormat::Provider(format)
-                }
-            );
+            for line in [
+                format!("schemas --format {format}"),
+                format!("schemas --format={format}"),
+            ] {
+                assert_eq!(
+                    parse(&line).unwrap(),
+                    Command::Schemas {
+                        format: SchemasFormat::Provider(format)
+                    },
+                    "{line}"
+                );
+            }
         }
         assert_eq!(
-            parse_str("call bash - --present --cwd /tmp").unwrap(),
+            parse("call bash - --present --cwd /tmp").unwrap(),
             Command::Call {
                 tool: "bash".into(),
                 args: Some("-".into()),
@@ -253,46 +330,108 @@ mod tests {
                 yes: false,
             }
         );
+        assert_eq!(
+            parse("call --mode=plan --yes bash {}").unwrap(),
+            Command::Call {
+                tool: "bash".into(),
+                args: Some("{}".into()),
+                options: PipelineOptions {
+                    mode: Some(Mode::Plan),
+                    ..Default::default()
+                },
+                present: false,
+                yes: true,
+            }
+        );
+        assert_eq!(
+            parse("policy check bash {} --settings s.json").unwrap(),
+            Command::Policy {
+                command: PolicyCommand::Check {
+                    tool: "bash".into(),
+                    args: "{}".into(),
+                    options: PipelineOptions {
+                        settings: Some("s.json".into()),
+                        ..Default::default()
+                    },
+                }
+            }
+        );
         assert!(matches!(
-            parse_str("policy check bash {}").unwrap(),
-            Command::PolicyCheck { .. }
+            parse("mcp --mode dontAsk").unwrap(),
+            Command::Mcp {
+                options: PipelineOptions {
+                    mode: Some(Mode::DontAsk),
+                    ..
+                }
+            }
         ));
     }
 
     #[test]
-    fn usage_lists_every_schemas_format() {
-        for format in ToolFormat::ALL {
-            assert!(USAGE.contains(&format!("\n  {format} ")), "{format}");
-        }
-        assert!(USAGE.contains("\n  plain "));
+    fn every_schemas_format_and_mode_is_a_possible_value() {
+        let cmd = Cli::command();
+        let values = |sub: &str, arg: &str| -> Vec<String> {
+            let sub = cmd.find_subcommand(sub).unwrap();
+            let arg = sub.get_arguments().find(|a| a.get_id() == arg).unwrap();
+            arg.get_possible_values()
+                .iter()
+                .map(|v| v.get_name().to_owned())
+                .collect()
+        };
+        let mut formats: Vec<String> = ToolFormat::ALL.iter().map(|f| f.to_string()).collect();
+        formats.push("plain".into());
+        assert_eq!(values("schemas", "format"), formats);
+        assert!(schemas_formats().iter().all(|(_, help)| !help.is_empty()));
+        let modes: Vec<String> = Mode::ALL.iter().map(|m| m.to_string()).collect();
+        assert_eq!(values("call", "mode"), modes);
     }
 
     #[test]
     fn mistakes() {
-        for (line, message) in [
-            ("", "missing command"),
-            ("frobnicate", "unknown command \"frobnicate\""),
+        for (line, kind, says) in [
+            ("", ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand, ""),
+            ("frobnicate", ErrorKind::InvalidSubcommand, "frobnicate"),
             (
                 "schemas --format yaml",
+                ErrorKind::ValueValidation,
                 "unknown schemas format \"yaml\" (expected one of mcp, anthropic, openai, \
                  openai-strict, openai-responses, openai-responses-strict, gemini, plain)",
             ),
-            ("schemas --format", "--format needs a value"),
+            ("schemas --format", ErrorKind::InvalidValue, "--format"),
+            ("schemas --present", ErrorKind::UnknownArgument, "--present"),
+            ("call", ErrorKind::MissingRequiredArgument, "<TOOL>"),
+            ("call bash {} extra", ErrorKind::UnknownArgument, "extra"),
             (
-                "schemas --present",
-                "--present does not apply to `dsh schemas`",
+                "call bash --settings",
+                ErrorKind::InvalidValue,
+                "--settings",
             ),
-            ("call", "`dsh call` needs a TOOL"),
-            ("call bash {} extra", "unexpected argument \"extra\""),
-            ("call bash --settings", "--settings needs a value"),
-            ("call bash --bogus", "unknown option --bogus"),
+            ("call bash --bogus", ErrorKind::UnknownArgument, "--bogus"),
+            ("call bash --mode yolo", ErrorKind::ValueValidation, "yolo"),
+            (
+                "policy",
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand,
+                "",
+            ),
             (
                 "policy check bash",
-                "`dsh policy check` needs TOOL and ARGS_JSON",
+                ErrorKind::MissingRequiredArgument,
+                "<ARGS_JSON>",
             ),
         ] {
-            let err = parse_str(line).unwrap_err();
-            assert!(err.0.starts_with(message), "{line:?}: {}", err.0);
+            let err = parse(line).unwrap_err();
+            assert_eq!(err.kind(), kind, "{line:?}: {err}");
+            assert!(err.to_string().contains(says), "{line:?}: {err}");
+            assert_eq!(err.exit_code(), 2, "{line:?}");
         }
+    }
+
+    #[test]
+    fn late_usage_errors_carry_the_commands_usage() {
+        let err = usage_error(&["policy", "check"], &UsageError("no such file".into()));
+        let text = err.to_string();
+        assert!(text.contains("no such file"), "{text}");
+        assert!(text.contains("Usage: dsh policy check"), "{text}");
+        assert_eq!(err.exit_code(), 2);
     }
 }

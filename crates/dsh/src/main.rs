@@ -6,7 +6,8 @@
 mod approve;
 mod cli;
 
-use cli::{Command, PipelineOptions, SchemasFormat, UsageError, USAGE};
+use clap::Parser;
+use cli::{Cli, Command, PipelineOptions, PolicyCommand, SchemasFormat, UsageError};
 use dsh_harness::{Pipeline, PipelineOptions as HarnessOptions};
 use dsh_policy::{ApproveAll, Approver};
 use dsh_tools::{Dialect, ToolArguments, ToolExecution};
@@ -16,10 +17,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 fn main() -> ExitCode {
-    let command = match cli::parse(std::env::args().skip(1)) {
-        Ok(command) => command,
-        Err(err) => return usage_error(&err),
+    let command = match Cli::try_parse() {
+        Ok(cli) => cli.command,
+        // `--help` and `--version` come this way too, with exit status 0.
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+        }
     };
+    let path = command.path();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -33,13 +39,11 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(run(command)) {
         Ok(code) => code,
-        Err(err) => usage_error(&err),
+        Err(err) => {
+            let _ = cli::usage_error(path, &err).print();
+            ExitCode::from(2)
+        }
     }
-}
-
-fn usage_error(err: &UsageError) -> ExitCode {
-    eprintln!("dsh: {err}\n\n{USAGE}");
-    ExitCode::from(2)
 }
 
 fn print_json(value: &Value) {
@@ -52,10 +56,6 @@ fn print_json(value: &Value) {
 
 async fn run(command: Command) -> Result<ExitCode, UsageError> {
     match command {
-        Command::Help => {
-            println!("{USAGE}");
-            Ok(ExitCode::SUCCESS)
-        }
         Command::Schemas { format } => schemas(format),
         Command::Mcp { options } => {
             // Nobody to ask yet: *ask* fails closed with APPROVAL_UNAVAILABLE.
@@ -107,10 +107,13 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 ExitCode::SUCCESS
             })
         }
-        Command::PolicyCheck {
-            tool,
-            args,
-            options,
+        Command::Policy {
+            command:
+                PolicyCommand::Check {
+                    tool,
+                    args,
+                    options,
+                },
         } => {
             let args: Value = ToolArguments::from_raw(args)
                 .into_value()
@@ -169,10 +172,8 @@ fn build_pipeline(options: &PipelineOptions, approval: Approval) -> Result<Pipel
     if let Some(path) = &options.settings {
         harness = harness.settings(path);
     }
-    if let Some(name) = &options.mode {
-        harness = harness
-            .mode_name(name)
-            .map_err(|e| UsageError(e.to_string()))?;
+    if let Some(mode) = options.mode {
+        harness = harness.mode(mode);
     }
     if let Some(dir) = &options.cwd {
         harness = harness.cwd(dir);

@@ -134,15 +134,139 @@ fn an_unknown_schemas_format_names_the_valid_ones() {
     }
 }
 
+fn help(args: &[&str]) -> String {
+    let output = dsh(args);
+    assert_eq!(output.status.code(), Some(0), "{args:?}");
+    assert!(output.stderr.is_empty(), "{args:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
 #[test]
-fn help_lists_the_schemas_formats() {
-    let output = dsh(&["--help"]);
-    assert_eq!(output.status.code(), Some(0));
-    let help = String::from_utf8_lossy(&output.stdout);
-    assert!(help.contains("dsh schemas [--format FORMAT]"), "{help}");
-    for name in ["openai-responses-strict", "gemini", "plain"] {
-        assert!(help.contains(name), "{name}: {help}");
+fn help_lists_the_commands_and_the_exit_statuses() {
+    for args in [&["--help"][..], &["-h"], &["help"]] {
+        let help = help(args);
+        assert!(help.contains("Usage: dsh <COMMAND>"), "{help}");
+        for command in ["mcp", "schemas", "call", "policy"] {
+            assert!(
+                help.contains(&format!("\n  {command} ")),
+                "{command}: {help}"
+            );
+        }
+        assert!(help.contains("2 usage error"), "{help}");
     }
+}
+
+#[test]
+fn each_command_has_its_own_help() {
+    let call = help(&["call", "--help"]);
+    assert!(
+        call.contains("Usage: dsh call [OPTIONS] <TOOL> [ARGS_JSON]"),
+        "{call}"
+    );
+    for option in [
+        "--settings <FILE>",
+        "--mode <MODE>",
+        "--cwd <DIR>",
+        "--present",
+        "--yes",
+    ] {
+        assert!(call.contains(option), "{option}: {call}");
+    }
+    assert!(call.contains("1 the call failed (isError)"), "{call}");
+    assert!(!call.contains("--format"), "{call}");
+    assert_eq!(help(&["help", "call"]), call);
+
+    let schemas = help(&["schemas", "--help"]);
+    assert!(
+        schemas.contains("Usage: dsh schemas [OPTIONS]"),
+        "{schemas}"
+    );
+    assert!(!schemas.contains("--present"), "{schemas}");
+    // Every format, with what it prints.
+    for (name, meaning) in [
+        ("mcp", "MCP tools/list entries"),
+        ("anthropic", "Anthropic Messages tools"),
+        ("openai", "OpenAI Chat Completions function tools"),
+        ("openai-strict", "the same in strict mode"),
+        ("openai-responses", "OpenAI Responses function tools"),
+        ("openai-responses-strict", "the same in strict mode"),
+        ("gemini", "Gemini"),
+        ("plain", "the provider-neutral"),
+    ] {
+        assert!(
+            schemas.contains(&format!("- {name}: ")) && schemas.contains(meaning),
+            "{name}: {schemas}"
+        );
+    }
+
+    let check = help(&["policy", "check", "--help"]);
+    assert!(
+        check.contains("Usage: dsh policy check [OPTIONS] <TOOL> <ARGS_JSON>"),
+        "{check}"
+    );
+    assert!(!check.contains("--present"), "{check}");
+    let mcp = help(&["mcp", "--help"]);
+    assert!(mcp.contains("Usage: dsh mcp [OPTIONS]"), "{mcp}");
+    for mode in [
+        "default",
+        "acceptEdits",
+        "plan",
+        "dontAsk",
+        "bypassPermissions",
+    ] {
+        assert!(mcp.contains(&format!("- {mode}: ")), "{mode}: {mcp}");
+    }
+}
+
+#[test]
+fn version() {
+    assert_eq!(
+        help(&["--version"]),
+        format!("dsh {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn options_take_their_value_after_an_equals_sign_too() {
+    for format in ["openai", "gemini", "plain"] {
+        let output = dsh(&["schemas", &format!("--format={format}")]);
+        assert_eq!(output.status.code(), Some(0), "{format}");
+        assert_eq!(json_out(&output), schemas(format), "{format}");
+    }
+    let dir = std::env::temp_dir();
+    let output = dsh(&[
+        "call",
+        "--yes",
+        &format!("--cwd={}", dir.display()),
+        "--mode=default",
+        "bash",
+        r#"{"command": "pwd"}"#,
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let cwd = std::fs::canonicalize(&dir).unwrap();
+    assert_eq!(
+        json_out(&output)["content"][0]["text"],
+        json!(format!("{}\n[exit code: 0]", cwd.display()))
+    );
+}
+
+#[test]
+fn a_mistyped_option_or_command_gets_a_suggestion() {
+    let output = dsh(&["call", "bash", "{}", "--preset"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("'--preset'"), "{stderr}");
+    assert!(stderr.contains("'--present'"), "{stderr}");
+    let output = dsh(&["schemsa"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("'schemas'"));
+    let output = dsh(&["call", "bash", "{}", "--mode", "yolo"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unknown permission mode \"yolo\"") && stderr.contains("dontAsk"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -243,13 +367,16 @@ fn usage_errors_exit_2() {
         &["schemas", "--format", "yaml"],
         &["call"],
         &["call", "bash", "--cwd", "/definitely/not/here"],
+        &["call", "bash", "{}", "--format", "mcp"],
+        &["policy"],
+        &["policy", "check", "bash"],
+        &["policy", "check", "bash", "{"],
     ] {
         let output = dsh(args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&output.stderr).contains("usage:"),
-            "{args:?}"
-        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // The usage, or at least where to find it.
+        assert!(stderr.contains("--help"), "{args:?}: {stderr}");
         assert!(output.stdout.is_empty(), "{args:?}");
     }
 }

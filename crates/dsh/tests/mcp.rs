@@ -364,3 +364,145 @@ async fn an_ask_becomes_an_elicitation_when_the_client_offers_one() {
     assert_eq!(reject.asked.lock().unwrap().len(), 1);
     client.cancel().await.unwrap();
 }
+
+/// Starts a background `sleep` with a unique marker and returns its PID.
+async fn background_sleep<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
+    marker: &str,
+) -> u32 {
+    let started = call(
+        client,
+        "bash",
+        json!({"command": format!("sleep {marker}"), "run_in_background": true}),
+    )
+    .await;
+    assert_eq!(text(&started), "started background task bash-1");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(pid) = pids_running(&["sleep", marker]).first() {
+            return *pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the background sleep never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_ends_the_server_and_everything_it_started() {
+    let dir = TempDir::new("sigterm");
+    let (client, server) = start(&dir.0).await;
+    let marker = format!("32.{}", std::process::id());
+    let sleeper = background_sleep(&client, &marker).await;
+    let status = std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(server.to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        gone_within(server, Duration::from_secs(10)).await,
+        "dsh mcp ignored SIGTERM"
+    );
+    assert!(
+        gone_within(sleeper, Duration::from_secs(10)).await,
+        "the background sleep survived SIGTERM of the server"
+    );
+    drop(client);
+}
+
+/// One JSON-RPC line to the server, through the relay.
+fn send(relay: &mut std::process::ChildStdin, message: Value) {
+    use std::io::Write;
+    writeln!(relay, "{message}").unwrap();
+    relay.flush().unwrap();
+}
+
+/// The next message from the server that answers request `id`.
+fn answer(lines: &mut impl Iterator<Item = std::io::Result<String>>, id: u64) -> Value {
+    for line in lines {
+        let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if message["id"] == json!(id) {
+            return message;
+        }
+    }
+    panic!("the server closed stdout before answering request {id}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_killed_with_sigkill_leaves_nothing_behind() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let dir = TempDir::new("client-kill");
+    let settings = dir.0.join("settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    // The "client": a process that holds the only write end of the server's
+    // stdin. Killing it with SIGKILL is what a crashing client does.
+    let mut client = std::process::Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .arg("mcp")
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--cwd")
+        .arg(&dir.0)
+        .stdin(client.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut relay = client.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
+    send(
+        &mut relay,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "relay", "version": "0"}}}),
+    );
+    assert!(answer(&mut lines, 1)["result"]["serverInfo"]["name"] == json!("dsh"));
+    send(
+        &mut relay,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    let marker = format!("33.{}", std::process::id());
+    send(
+        &mut relay,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "bash", "arguments": {"command": format!("sleep {marker}"), "run_in_background": true}}}),
+    );
+    let started = answer(&mut lines, 2);
+    assert_eq!(
+        started["result"]["content"][0]["text"],
+        json!("started background task bash-1")
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let sleeper = loop {
+        if let Some(pid) = pids_running(&["sleep", &marker]).first() {
+            break *pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the background sleep never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    client.kill().unwrap();
+    client.wait().unwrap();
+    drop(relay);
+    let server_pid = server.id();
+    let exited = tokio::task::spawn_blocking(move || server.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(exited.success(), "dsh mcp ended with {exited}");
+    assert!(!alive(server_pid));
+    assert!(
+        gone_within(sleeper, Duration::from_secs(10)).await,
+        "the background sleep survived the client"
+    );
+}

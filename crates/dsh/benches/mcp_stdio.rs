@@ -1,0 +1,231 @@
+//! `cargo bench -p dsh --bench mcp_stdio`: MCP over real stdio pipes.
+//!
+//! 1. Round trip of `tools/call` for a trivial tool (`add {a, b}`), from an
+//!    rmcp client in this process to a server in a child process: the dsh-mcp
+//!    server (the registry's pipeline with the permission layer of `dsh mcp`,
+//!    which allows the call by a rule) against a plain rmcp `ServerHandler`
+//!    serving the same tool with the same body. Both servers are this bench's
+//!    own executable, started again with `DSH_BENCH_SERVE=dsh|rmcp`, so they
+//!    differ only in the server code. Interleaved, the ratio printed.
+//! 2. Time from spawn to the first answered request (`initialize` done and one
+//!    `tools/list` answered): the real `dsh mcp` binary against the plain rmcp
+//!    server.
+
+#[path = "../../../bench/ratio.rs"]
+mod ratio;
+
+use criterion::{criterion_group, Criterion};
+use dsh_tools::{define_tool, ContentBlock, ToolArgs, ToolContext, ToolError, ToolRegistry};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ErrorData, RoleClient, ServerHandler, ServiceExt};
+use serde::Deserialize;
+use serde_json::json;
+use std::time::{Duration, Instant};
+use tokio::runtime::Runtime;
+
+#[derive(ToolArgs, Deserialize)]
+struct AddArgs {
+    /// First addend.
+    a: i64,
+    /// Second addend.
+    b: i64,
+}
+
+fn sum(a: i64, b: i64) -> String {
+    (a + b).to_string()
+}
+
+async fn add(args: AddArgs, _ctx: ToolContext) -> Result<Vec<ContentBlock>, ToolError> {
+    Ok(vec![ContentBlock::text(sum(args.a, args.b))])
+}
+
+/// The same tool as a hand-written rmcp handler: a name match and serde.
+#[derive(Clone)]
+struct PlainServer;
+
+impl ServerHandler for PlainServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = AddArgs::schema().to_json_schema(dsh_tools::Dialect::Mcp);
+        serde_json::from_value(json!({"tools": [{
+            "name": "add", "description": "Adds two integers.", "inputSchema": schema
+        }]}))
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name != "add" {
+            return Err(ErrorData::invalid_params("unknown tool", None));
+        }
+        let args: AddArgs = serde_json::from_value(serde_json::Value::Object(
+            request.arguments.unwrap_or_default(),
+        ))
+        .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        Ok(
+            CallToolResult::success(vec![rmcp::model::ContentBlock::text(sum(args.a, args.b))])
+                .into(),
+        )
+    }
+}
+
+/// The child side: serve on stdio until end-of-file.
+fn serve(kind: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        match kind {
+            "rmcp" => {
+                let running = PlainServer
+                    .serve(rmcp::transport::io::stdio_pipes())
+                    .await
+                    .unwrap();
+                let _ = running.waiting().await;
+            }
+            _ => {
+                let registry = ToolRegistry::new();
+                registry
+                    .register(define_tool("add", "Adds two integers.", add))
+                    .unwrap();
+                // The permission layer of `dsh mcp`, allowing the call by a rule.
+                let rules =
+                    dsh_policy::PermissionRules::parse(&["add"], &[] as &[&str], &[] as &[&str])
+                        .unwrap();
+                let policy =
+                    dsh_policy::PermissionPolicy::new(rules, dsh_policy::Mode::Default, "/");
+                registry.use_middleware(dsh_policy::PermissionMiddleware::new(policy));
+                dsh_mcp::serve_stdio(dsh_mcp::McpServer::new(registry))
+                    .await
+                    .unwrap();
+            }
+        }
+    });
+}
+
+async fn connect(command: tokio::process::Command) -> RunningService<RoleClient, ()> {
+    ().serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .expect("MCP session")
+}
+
+fn own(kind: &str) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(std::env::current_exe().unwrap());
+    command.env("DSH_BENCH_SERVE", kind);
+    command
+}
+
+fn params() -> CallToolRequestParams {
+    let serde_json::Value::Object(args) = json!({"a": 2, "b": 40}) else {
+        unreachable!()
+    };
+    CallToolRequestParams::new("add").with_arguments(args)
+}
+
+fn answer(runtime: &Runtime, client: &RunningService<RoleClient, ()>) -> String {
+    let result = runtime.block_on(client.call_tool(params())).unwrap();
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let runtime = Runtime::new().unwrap();
+    let dsh = runtime.block_on(connect(own("dsh")));
+    let plain = runtime.block_on(connect(own("rmcp")));
+    assert_eq!(answer(&runtime, &dsh), "42");
+    assert_eq!(answer(&runtime, &plain), "42");
+    let mut group = c.benchmark_group("mcp stdio");
+    group.measurement_time(Duration::from_secs(3));
+    group.bench_function("tools/call through dsh-mcp", |b| {
+        b.iter(|| answer(&runtime, &dsh))
+    });
+    group.bench_function("tools/call through a plain rmcp server", |b| {
+        b.iter(|| answer(&runtime, &plain))
+    });
+    group.finish();
+
+    let round_trip = ratio::compare(
+        || {
+            ratio::keep(answer(&runtime, &dsh));
+        },
+        || {
+            ratio::keep(answer(&runtime, &plain));
+        },
+        15,
+        Duration::from_millis(200),
+    );
+    ratio::report(
+        "mcp stdio tools/call round trip (plain rmcp server vs dsh-mcp; target dsh <= 1.1x rmcp)",
+        "dsh",
+        "rmcp",
+        round_trip,
+    );
+    runtime.block_on(async {
+        let _ = dsh.cancel().await;
+        let _ = plain.cancel().await;
+    });
+
+    // Spawn to the first answered request.
+    let dir = std::env::temp_dir().join(format!("dsh-bench-spawn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let first_answer = |command: tokio::process::Command| {
+        let start = Instant::now();
+        runtime.block_on(async {
+            let client = connect(command).await;
+            client.list_all_tools().await.unwrap();
+            let elapsed = start.elapsed();
+            let _ = client.cancel().await;
+            elapsed
+        })
+    };
+    let mut dsh_times = Vec::new();
+    let mut plain_times = Vec::new();
+    for _ in 0..15 {
+        let mut real = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+        real.arg("mcp").arg("--cwd").arg(&dir);
+        dsh_times.push(first_answer(real));
+        plain_times.push(first_answer(own("rmcp")));
+    }
+    dsh_times.sort();
+    plain_times.sort();
+    let _ = std::fs::remove_dir_all(&dir);
+    ratio::report(
+        "mcp stdio spawn to first answer (plain rmcp server vs `dsh mcp`; target dsh <= 1.5x rmcp)",
+        "dsh",
+        "rmcp",
+        (
+            dsh_times[dsh_times.len() / 2],
+            plain_times[plain_times.len() / 2],
+        ),
+    );
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    if let Ok(kind) = std::env::var("DSH_BENCH_SERVE") {
+        serve(&kind);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
