@@ -235,8 +235,8 @@ fn takes_no_arguments(parameters: &Value) -> bool {
     }
 }
 
-/// One tool's declaration in a provider's format (see the [module
-/// docs](self) for the shapes).
+/// One tool's declaration in a provider's format (see [`ToolFormat`] for
+/// the shapes).
 ///
 /// Built from [`ToolDefinition::schema`] in [`ToolFormat::dialect`], so the
 /// strict fallback applies: in a strict format, `strict` is what the schema

@@ -455,7 +455,7 @@ impl ToolRegistry {
     /// presentation when the tool is unknown, has none, returns `None`, panics
     /// or the arguments are not JSON.
     ///
-    /// `args` is the call's [`ToolArguments`] or a parsed `Value`.
+    /// `args` is the call's [`ToolArguments`](crate::ToolArguments) or a parsed `Value`.
     pub fn present_call(
         &self,
         name: &str,
