@@ -12,7 +12,7 @@ use dsh_harness::{Pipeline, PipelineOptions as HarnessOptions};
 use dsh_policy::{ApproveAll, Approver};
 use dsh_tools::{Dialect, ToolArguments, ToolExecution};
 use serde_json::{json, Value};
-use std::io::{IsTerminal, Read};
+use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -33,7 +33,7 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(err) => {
-            eprintln!("dsh: cannot start the async runtime: {err}");
+            let _ = writeln!(io::stderr(), "dsh: cannot start the async runtime: {err}");
             return ExitCode::from(2);
         }
     };
@@ -46,12 +46,26 @@ fn main() -> ExitCode {
     }
 }
 
-fn print_json(value: &Value) {
+/// Writes `value` on stdout as pretty JSON and a newline, in one write, and
+/// gives back the command's exit status.
+///
+/// A reader that went away (`dsh call … | head -c 1`) is not the command's
+/// failure: the rest of the output is dropped without a word and `status`
+/// stands. Any other write error (a full disk) is reported and fails the
+/// command (exit 1): whoever reads the file would otherwise get half a result.
+fn print_json(value: &Value, status: ExitCode) -> ExitCode {
     // Serialising a `Value` cannot fail.
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).unwrap_or_default()
-    );
+    let mut text = serde_json::to_vec_pretty(value).unwrap_or_default();
+    text.push(b'\n');
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(&text).and_then(|()| stdout.flush()) {
+        Ok(()) => status,
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => status,
+        Err(err) => {
+            let _ = writeln!(io::stderr(), "dsh: cannot write the output: {err}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 async fn run(command: Command) -> Result<ExitCode, UsageError> {
@@ -100,12 +114,12 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                     .present_result(&tool, &arguments, &result);
                 output["presentation"] = json!({"call": call, "result": done});
             }
-            print_json(&output);
-            Ok(if result.is_error {
+            let status = if result.is_error {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS
-            })
+            };
+            Ok(print_json(&output, status))
         }
         Command::Policy {
             command:
@@ -122,8 +136,8 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             // (e.g. read-only tools are allowed) and the policy are the ones a call meets.
             let pipeline = build_pipeline(&options, Approval::None)?;
             let evaluation = pipeline.check(&tool, &args);
-            print_json(&serde_json::to_value(&evaluation).unwrap_or_default());
-            Ok(ExitCode::SUCCESS)
+            let evaluation = serde_json::to_value(&evaluation).unwrap_or_default();
+            Ok(print_json(&evaluation, ExitCode::SUCCESS))
         }
     }
 }
@@ -136,8 +150,7 @@ fn schemas(format: SchemasFormat) -> Result<ExitCode, UsageError> {
         }
         SchemasFormat::Provider(format) => pipeline.registry().request_tools(format),
     };
-    print_json(&tools);
-    Ok(ExitCode::SUCCESS)
+    Ok(print_json(&tools, ExitCode::SUCCESS))
 }
 
 /// Who answers *ask* verdicts.

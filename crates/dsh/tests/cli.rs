@@ -332,6 +332,42 @@ fn arguments_from_stdin() {
 }
 
 #[test]
+fn a_reader_that_goes_away_ends_the_command_quietly() {
+    // `dsh call … | head -c 1`: stdout is closed before dsh writes to it.
+    for (args, status) in [
+        (
+            &[
+                "call",
+                "bash",
+                r#"{"command": "sleep 0.2; seq 1 20000"}"#,
+                "--yes",
+            ][..],
+            0,
+        ),
+        (&["call", "nope", "{}"], 1),
+        (&["schemas"], 0),
+        (&["policy", "check", "bash", r#"{"command": "ls"}"#], 0),
+        (&["call", "--help"], 0),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            "",
+            "{args:?}: nothing on stderr, no panic"
+        );
+        assert_eq!(output.status.code(), Some(status), "{args:?}");
+    }
+}
+
+#[test]
 fn bad_json_and_unknown_tools_are_results_with_exit_1() {
     let output = dsh(&["call", "bash", r#"{"command": "#]);
     assert_eq!(output.status.code(), Some(1));
