@@ -170,14 +170,23 @@ impl ServerHandler for McpServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let exec = ToolExecution::new(call_id(&context.id), request.name.to_string(), arguments)
             .with_cancel(context.ct.clone());
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| tokio::spawn(report_progress(context.peer.clone(), token)));
-        let result = self.registry.execute(exec).await;
-        if let Some(progress) = progress {
-            progress.abort();
-        }
+        let mut run = std::pin::pin!(self.registry.execute(exec));
+        let result = match context.meta.get_progress_token() {
+            None => run.await,
+            // Most calls end within the first second: they cost one timer,
+            // and only a longer one gets a task that reports its progress.
+            Some(token) => match tokio::time::timeout(PROGRESS_EVERY, &mut run).await {
+                Ok(result) => result,
+                Err(_) => {
+                    let started = Instant::now() - PROGRESS_EVERY;
+                    let ticker =
+                        tokio::spawn(report_progress(context.peer.clone(), token, started));
+                    let result = run.await;
+                    ticker.abort();
+                    result
+                }
+            },
+        };
         let content = result.content.into_iter().map(mcp_content).collect();
         Ok(if result.is_error {
             CallToolResult::error(content)
@@ -192,11 +201,10 @@ impl ServerHandler for McpServer {
 /// clients apply to requests that report none.
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
-/// Sends `notifications/progress` for a running call until aborted.
-async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken) {
-    let started = Instant::now();
-    let mut ticks =
-        tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
+/// Sends `notifications/progress` for a call running since `started`, now
+/// and then every [`PROGRESS_EVERY`], until aborted.
+async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, started: Instant) {
+    let mut ticks = tokio::time::interval(PROGRESS_EVERY);
     loop {
         ticks.tick().await;
         let elapsed = started.elapsed().as_secs_f64();
