@@ -53,6 +53,7 @@ pub enum Command {
     /// Prints the call's result, {callId, content, isError, error}. A call a
     /// rule says *ask* about is asked about on the terminal; with nobody to
     /// ask (arguments from stdin, no terminal) it fails closed, unless --yes.
+    /// Background tasks (run_in_background) need a long-lived session: `dsh mcp`.
     #[command(verbatim_doc_comment, after_help = EXIT_STATUS)]
     Call {
         /// The tool to call, e.g. bash

@@ -10,7 +10,9 @@ use clap::Parser;
 use cli::{Cli, Command, PipelineOptions, PolicyCommand, SchemasFormat, UsageError};
 use dsh_harness::{Pipeline, PipelineOptions as HarnessOptions};
 use dsh_policy::{ApproveAll, Approver};
-use dsh_tools::{Dialect, ToolArguments, ToolExecution};
+use dsh_tools::{
+    Dialect, ErrorCode, Middleware, MiddlewareFuture, Next, ToolArguments, ToolError, ToolExecution,
+};
 use serde_json::{json, Value};
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -101,6 +103,8 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 Approval::None
             };
             let pipeline = build_pipeline(&options, approver)?;
+            // Outermost, so nobody is asked to approve a call that is then refused.
+            pipeline.registry().use_middleware_first(NoBackgroundTasks);
             let raw = read_arguments(args)?;
             let arguments = ToolArguments::from_raw(raw);
             let exec =
@@ -151,6 +155,40 @@ fn schemas(format: SchemasFormat) -> Result<ExitCode, UsageError> {
         SchemasFormat::Provider(format) => pipeline.registry().request_tools(format),
     };
     Ok(print_json(&tools, ExitCode::SUCCESS))
+}
+
+/// What a one-shot call that asks for a background task gets instead.
+const BACKGROUND_NEEDS_A_SESSION: &str = "background tasks need a long-lived session: a \
+one-shot `dsh call` exits once it has printed its result, and the task would die with it \
+before bash_output or bash_kill could reach it. Run the command in the foreground (without \
+run_in_background), or serve the tools with `dsh mcp`, where background tasks live as long as \
+the session";
+
+/// Refuses `bash` calls with `run_in_background: true` in `dsh call`.
+///
+/// The bash tool itself serves background tasks to every front-end with a
+/// session (`dsh mcp`); only a one-shot process cannot keep one alive, and
+/// `started background task bash-1` would name a task that is already gone.
+struct NoBackgroundTasks;
+
+impl Middleware for NoBackgroundTasks {
+    fn handle(&self, exec: ToolExecution, next: Next) -> MiddlewareFuture {
+        Box::pin(async move {
+            let background = exec.name == "bash"
+                && exec
+                    .arguments
+                    .as_value()
+                    .and_then(|args| args.get("run_in_background"))
+                    == Some(&Value::Bool(true));
+            if background {
+                return Err(ToolError::new(
+                    ErrorCode::ToolError,
+                    BACKGROUND_NEEDS_A_SESSION,
+                ));
+            }
+            Ok(next.run(exec).await)
+        })
+    }
 }
 
 /// Who answers *ask* verdicts.

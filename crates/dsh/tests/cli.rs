@@ -368,6 +368,35 @@ fn a_reader_that_goes_away_ends_the_command_quietly() {
 }
 
 #[test]
+fn a_one_shot_call_refuses_background_tasks() {
+    // The task would die with `dsh call` as soon as it printed its result.
+    let marker = std::env::temp_dir().join(format!("dsh-cli-background-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let touch = format!("sleep 0.1; touch {}", marker.display());
+    let args = json!({"command": touch, "run_in_background": true}).to_string();
+    let output = dsh(&["call", "bash", &args, "--yes"]);
+    assert_eq!(output.status.code(), Some(1));
+    let out = json_out(&output);
+    assert_eq!(out["isError"], json!(true));
+    assert_eq!(out["error"]["code"], json!("TOOL_ERROR"));
+    let text = out["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Error: background tasks need a long-lived session"),
+        "{text}"
+    );
+    assert!(text.contains("`dsh mcp`"), "{text}");
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    assert!(!marker.exists(), "nothing was started");
+
+    // In the foreground the same command runs.
+    let args = json!({"command": touch, "run_in_background": false}).to_string();
+    let output = dsh(&["call", "bash", &args, "--yes"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(marker.exists());
+    let _ = std::fs::remove_file(&marker);
+}
+
+#[test]
 fn bad_json_and_unknown_tools_are_results_with_exit_1() {
     let output = dsh(&["call", "bash", r#"{"command": "#]);
     assert_eq!(output.status.code(), Some(1));
