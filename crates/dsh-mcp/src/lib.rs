@@ -300,21 +300,50 @@ impl std::fmt::Display for ServeError {
 impl std::error::Error for ServeError {}
 
 /// Serves `server` on this process's stdin and stdout until the client
-/// closes stdin (or the connection fails). Sends
-/// `notifications/tools/list_changed` whenever the registry changes.
+/// closes stdin, the process gets SIGTERM or SIGINT, or the connection
+/// fails. Sends `notifications/tools/list_changed` whenever the registry
+/// changes.
 ///
 /// # Errors
 /// A [`ServeError`] when the session cannot start or ends abnormally.
 pub async fn serve_stdio(server: McpServer) -> Result<(), ServeError> {
+    serve_until(server, rmcp::transport::io::stdio_pipes(), true).await
+}
+
+/// Serves `server` on any rmcp transport (an in-memory duplex, a socket)
+/// until the client goes away; [`serve_stdio`] for the process's own stdio.
+///
+/// # Errors
+/// A [`ServeError`] when the session cannot start or ends abnormally.
+pub async fn serve<T, E, A>(server: McpServer, transport: T) -> Result<(), ServeError>
+where
+    T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    serve_until(server, transport, false).await
+}
+
+async fn serve_until<T, E, A>(
+    server: McpServer,
+    transport: T,
+    on_signals: bool,
+) -> Result<(), ServeError>
+where
+    T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let mut changes = server.registry.subscribe();
     let running = server
-        .serve(rmcp::transport::io::stdio_pipes())
+        .serve(transport)
         .await
         .map_err(|err| ServeError(format!("cannot start the MCP session: {err}")))?;
     let peer = running.peer().clone();
     // SIGTERM and SIGINT end the session like end-of-file does.
     let stop = running.cancellation_token();
     let signals = tokio::spawn(async move {
+        if !on_signals {
+            return;
+        }
         use tokio::signal::unix::{signal, SignalKind};
         let (Ok(mut term), Ok(mut int)) = (
             signal(SignalKind::terminate()),
