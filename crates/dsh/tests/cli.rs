@@ -368,6 +368,35 @@ fn a_reader_that_goes_away_ends_the_command_quietly() {
 }
 
 #[test]
+fn an_unknown_property_names_the_one_meant() {
+    // Claude Code's `timeout` is our `timeout_ms`: refused before any verdict or run.
+    for extra in [&[][..], &["--yes"]] {
+        let mut args = vec!["call", "bash", r#"{"command": "ls", "timeout": 5000}"#];
+        args.extend_from_slice(extra);
+        let output = dsh(&args);
+        assert_eq!(output.status.code(), Some(1), "{extra:?}");
+        let out = json_out(&output);
+        assert_eq!(out["error"]["code"], json!("INVALID_ARGS"), "{extra:?}");
+        assert_eq!(
+            out["content"][0]["text"],
+            json!(
+                r#"Error: invalid arguments: "timeout" is not a declared property (did you mean "timeout_ms"?)"#
+            ),
+            "{extra:?}"
+        );
+    }
+    let tools = schemas("mcp");
+    for tool in tools.as_array().unwrap() {
+        assert_eq!(
+            tool["inputSchema"]["additionalProperties"],
+            json!(false),
+            "{}",
+            tool["name"]
+        );
+    }
+}
+
+#[test]
 fn a_one_shot_call_refuses_background_tasks() {
     // The task would die with `dsh call` as soon as it printed its result.
     let marker = std::env::temp_dir().join(format!("dsh-cli-background-{}", std::process::id()));
