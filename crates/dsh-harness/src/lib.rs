@@ -27,6 +27,8 @@
 //!    background tasks outlive a single call. Unless `bash.maxOutputBytes`
 //!    says otherwise, a result keeps [`DEFAULT_OUTPUT_BYTES_PER_STREAM`] bytes
 //!    of each stream (head and tail), so a whole result fits what clients show.
+//!    The executor runs a watchdog: if the host is killed with `SIGKILL`, the
+//!    commands it started and its spill files go with it.
 //! 2. The middleware, outermost first: the permission policy (rules and
 //!    mode from the settings, the mode overridable by
 //!    [`PipelineOptions::mode`]). Hooks, the sandbox and a timeout take their
@@ -219,6 +221,8 @@ fn executor_config(settings: &Settings, cwd: &Path) -> ExecutorConfig {
             .map_or(DEFAULT_OUTPUT_BYTES_PER_STREAM, |b| {
                 usize::try_from(b).unwrap_or(usize::MAX)
             }),
+        // A front-end may be killed with SIGKILL: nothing it started may survive it.
+        watchdog: true,
         ..defaults
     }
 }

@@ -58,7 +58,26 @@ pub(crate) enum Backend {
     Tree,
 }
 
+/// The marker variable of the executor tagged `tag`: one variable per
+/// executor, so that executors nested in each other's calls do not
+/// overwrite each other's marks.
+pub(crate) fn marker_name(tag: &str) -> String {
+    let suffix: String = tag
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("{MARKER_VAR}_{suffix}")
+}
+
 impl Backend {
+    /// The executor's own cgroup, under cgroup containment.
+    pub(crate) fn cgroup_root(&self) -> Option<&Path> {
+        match self {
+            Backend::Cgroup(root) => Some(&root.dir),
+            Backend::Tree => None,
+        }
+    }
+
     /// Resolves a preference into a mechanism. `tag` names the executor's
     /// cgroup (unique per executor).
     pub(crate) fn new(preference: Containment, tag: &str) -> io::Result<Backend> {
@@ -150,15 +169,9 @@ enum PreparedKind {
 impl Prepared {
     /// Process-tree containment for call number `call` of the executor tagged `tag`.
     pub(crate) fn tree(call: u64, tag: &str) -> Prepared {
-        // One variable per executor, so that executors nested in each other's
-        // calls do not overwrite each other's marks.
-        let suffix: String = tag
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
         Prepared {
             kind: PreparedKind::Tree {
-                name: format!("{MARKER_VAR}_{suffix}"),
+                name: marker_name(tag),
                 value: call.to_string(),
             },
         }

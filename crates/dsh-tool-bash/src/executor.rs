@@ -130,7 +130,12 @@
 //! * A privileged command can move itself out of its cgroup; nothing is
 //!   contained against root deliberately escaping.
 //! * If the host process is killed with `SIGKILL`, the shells die (parent-death
-//!   signal) but their escaped descendants are not killed. The next executor
+//!   signal) but their descendants are not killed by that. With
+//!   [`ExecutorConfig::watchdog`] on (`dsh` turns it on), a watchdog process
+//!   that outlives the host kills them: it waits on a pipe only the host
+//!   holds, and when the host is gone writes `cgroup.kill` of the executor's
+//!   cgroup, freezes and kills every process carrying the executor's marker
+//!   variable, and removes the spill files. Without it, the next executor
 //!   created on the machine removes the stale cgroups and kills what they
 //!   still hold; the process-tree fallback cannot.
 //! * The parent-death signal fires when the *thread* that spawned the shell
@@ -176,11 +181,12 @@ use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
 use crate::background::Tasks;
-use crate::contain::{Backend, Contained, Containment, Prepared};
+use crate::contain::{marker_name, Backend, Contained, Containment, Prepared};
 use crate::error::{ErrorKind, ExecError};
 use crate::output::{StreamCapture, StreamOutput};
 use crate::process::{output_pipe, Proc, RawChild};
 use crate::sys;
+use crate::watchdog::Watchdog;
 
 /// How long to wait for the pipes to close once a call's processes are dead.
 pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(2);
@@ -212,6 +218,11 @@ pub struct ExecutorConfig {
     pub max_wait: Duration,
     /// How no process is left behind. Default: [`Containment::Auto`].
     pub containment: Containment,
+    /// Start a watchdog process that, if the host dies without cleaning up
+    /// (killed with `SIGKILL`), kills what the executor started and removes
+    /// its spill files. Default: `false`; a long-lived host (`dsh mcp`)
+    /// turns it on. See the *Caveats* of the no-survivor section.
+    pub watchdog: bool,
 }
 
 impl Default for ExecutorConfig {
@@ -226,6 +237,7 @@ impl Default for ExecutorConfig {
             max_background_tasks: 64,
             max_wait: Duration::from_secs(30),
             containment: Containment::Auto,
+            watchdog: false,
         }
     }
 }
@@ -402,6 +414,8 @@ pub(crate) struct Inner {
     tag: String,
     pub(crate) spill_dir: PathBuf,
     backend: Backend,
+    /// Cleans up after a host that died without doing so (`config.watchdog`).
+    watchdog: Option<Watchdog>,
     /// `/dev/null`, the stdin of every command.
     dev_null: fs::File,
     /// Where `bash` was found, for which `PATH`.
@@ -452,12 +466,25 @@ impl Executor {
                 return Err(e);
             }
         };
+        let watchdog = if config.watchdog {
+            match Watchdog::start(backend.cgroup_root(), &marker_name(&tag), &spill_dir) {
+                Ok(watchdog) => Some(watchdog),
+                Err(e) => {
+                    backend.cleanup(Duration::from_secs(1));
+                    let _ = fs::remove_dir_all(&spill_dir);
+                    return Err(e);
+                }
+            }
+        } else {
+            None
+        };
         Ok(Executor {
             inner: Arc::new(Inner {
                 config,
                 tag,
                 spill_dir,
                 backend,
+                watchdog,
                 dev_null,
                 bash: Mutex::new(None),
                 next_call: AtomicU64::new(1),
@@ -965,6 +992,8 @@ impl Drop for Inner {
         tasks.kill_all_blocking(Duration::from_secs(1));
         self.backend.cleanup(Duration::from_secs(1));
         let _ = fs::remove_dir_all(&self.spill_dir);
+        // Last: everything is cleaned up, the watchdog can stand down.
+        drop(self.watchdog.take());
     }
 }
 

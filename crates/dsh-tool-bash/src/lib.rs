@@ -44,6 +44,7 @@ mod output;
 mod process;
 mod sys;
 mod tools;
+mod watchdog;
 
 pub use background::TaskId;
 pub use contain::Containment;

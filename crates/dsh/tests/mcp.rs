@@ -506,3 +506,74 @@ async fn a_client_killed_with_sigkill_leaves_nothing_behind() {
         "the background sleep survived the client"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_with_sigkill_leaves_nothing_behind() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let dir = TempDir::new("server-kill");
+    let settings = dir.0.join("settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    // A plain child process: nothing but dsh's own watchdog may clean up
+    // after it (rmcp's client transport would kill the server's process group).
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .arg("mcp")
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--cwd")
+        .arg(&dir.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
+    send(
+        &mut input,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "plain", "version": "0"}}}),
+    );
+    answer(&mut lines, 1);
+    send(
+        &mut input,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    let marker = format!("34.{}", std::process::id());
+    send(
+        &mut input,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "bash",
+            "arguments": {"command": format!("sleep {marker} & wait"), "run_in_background": true}}}),
+    );
+    assert_eq!(
+        answer(&mut lines, 2)["result"]["content"][0]["text"],
+        json!("started background task bash-1")
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let sleeper = loop {
+        if let Some(pid) = pids_running(&["sleep", &marker]).first() {
+            break *pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the background sleep never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let survived = !gone_within(sleeper, Duration::from_secs(10)).await;
+    if survived {
+        let _ = std::process::Command::new("kill")
+            .arg("-9")
+            .arg(sleeper.to_string())
+            .status();
+    }
+    assert!(
+        !survived,
+        "the background sleep survived SIGKILL of dsh mcp"
+    );
+    drop(input);
+}
