@@ -107,9 +107,17 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             pipeline.registry().use_middleware_first(NoBackgroundTasks);
             let raw = read_arguments(args)?;
             let arguments = ToolArguments::from_raw(raw);
-            let exec =
-                ToolExecution::new("call-1", tool.clone(), arguments.clone()).with_agent("dsh");
+            // Ctrl-C, SIGTERM or SIGHUP abort the call: the executor kills the
+            // command's whole tree before `dsh` exits (a SIGKILL is the
+            // watchdog's to clean up).
+            let cancel = dsh_tools::CancellationToken::new();
+            // Handlers installed before the call starts, not when a task first runs.
+            let signals = tokio::spawn(cancel_on_signals(cancel.clone(), stop_signals()));
+            let exec = ToolExecution::new("call-1", tool.clone(), arguments.clone())
+                .with_agent("dsh")
+                .with_cancel(cancel);
             let result = pipeline.registry().execute(exec).await;
+            signals.abort();
             let mut output = serde_json::to_value(&result).unwrap_or_default();
             if present {
                 let call = pipeline.registry().present_call(&tool, &arguments);
@@ -189,6 +197,32 @@ impl Middleware for NoBackgroundTasks {
             Ok(next.run(exec).await)
         })
     }
+}
+
+type Signals = [tokio::signal::unix::Signal; 3];
+
+/// Handlers for SIGINT, SIGTERM and SIGHUP; `None` if they cannot be had
+/// (then the signals keep their default action and the watchdog cleans up).
+fn stop_signals() -> Option<Signals> {
+    use tokio::signal::unix::{signal, SignalKind};
+    Some([
+        signal(SignalKind::interrupt()).ok()?,
+        signal(SignalKind::terminate()).ok()?,
+        signal(SignalKind::hangup()).ok()?,
+    ])
+}
+
+/// Fires `cancel` on the first of `signals`.
+async fn cancel_on_signals(cancel: dsh_tools::CancellationToken, signals: Option<Signals>) {
+    let Some([mut int, mut term, mut hup]) = signals else {
+        return;
+    };
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
+    }
+    cancel.cancel();
 }
 
 /// Who answers *ask* verdicts.

@@ -590,3 +590,73 @@ fn bad_settings_are_usage_errors_naming_the_key() {
     let output = dsh(&["call", "bash", "{}", "--mode", "yolo"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+mod common;
+
+/// Starts `dsh call bash` on a command whose `sleep` (marked by `marker`)
+/// is a grandchild of the call's shell; returns dsh and the sleep's PID.
+// The caller waits for the child it is handed.
+#[allow(clippy::zombie_processes)]
+fn call_with_a_grandchild(marker: &str) -> (std::process::Child, u32) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .args([
+            "call",
+            "bash",
+            &json!({"command": format!("sleep {marker} & wait")}).to_string(),
+            "--yes",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Some(pid) = common::pids_running(&["sleep", marker]).first() {
+            return (child, *pid);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the command never started");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_signal_aborts_the_call_and_kills_its_tree_before_dsh_exits() {
+    for (name, n) in [("INT", 1), ("TERM", 2)] {
+        let marker = format!("41.{n}{}", std::process::id());
+        let (child, sleeper) = call_with_a_grandchild(&marker);
+        signal(child.id(), name);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "SIG{name}");
+        let result = json_out(&output);
+        assert_eq!(result["error"]["code"], json!("ABORTED"), "SIG{name}");
+        // Killed before dsh exited: no waiting needed.
+        assert!(!common::alive(sleeper), "SIG{name}: the sleep outlived dsh");
+    }
+}
+
+#[test]
+fn sigkill_of_dsh_call_leaves_nothing_behind() {
+    let marker = format!("42.{}", std::process::id());
+    let (mut child, sleeper) = call_with_a_grandchild(&marker);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let gone = common::gone_within(sleeper, std::time::Duration::from_secs(10));
+    if !gone {
+        signal(sleeper, "KILL");
+    }
+    assert!(gone, "the sleep survived SIGKILL of dsh call");
+}

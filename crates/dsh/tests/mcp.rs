@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{alive, pids_running};
+
 struct TempDir(PathBuf);
 
 impl TempDir {
@@ -82,17 +85,6 @@ fn text(result: &CallToolResult) -> String {
         .map(|t| t.text.clone())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn alive(pid: u32) -> bool {
-    // A zombie has exited; only its parent has yet to reap it.
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
 }
 
 async fn gone_within(pid: u32, deadline: Duration) -> bool {
@@ -232,17 +224,6 @@ async fn bash_kill_stops_a_background_task() {
     let unknown = call(&client, "bash_output", json!({"task_id": "bash-9"})).await;
     assert_eq!(unknown.is_error, Some(true));
     client.cancel().await.unwrap();
-}
-
-/// The PIDs of processes whose command line is exactly `argv`.
-fn pids_running(argv: &[&str]) -> Vec<u32> {
-    let wanted: Vec<u8> = argv.iter().flat_map(|a| a.bytes().chain([0])).collect();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted))
-        .filter(|pid| alive(*pid))
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
