@@ -82,6 +82,7 @@ pub struct PipelineOptions {
     settings: Option<PathBuf>,
     mode: Option<Mode>,
     cwd: Option<PathBuf>,
+    keep_spill_files: bool,
 }
 
 impl PipelineOptions {
@@ -111,6 +112,15 @@ impl PipelineOptions {
         self.cwd = Some(dir.into());
         self
     }
+
+    /// Keep the full output of truncated results after the pipeline goes
+    /// away, for a one-shot host whose printed spill paths must stay
+    /// readable; see `ExecutorConfig::keep_spill_files` for when they are
+    /// removed.
+    pub fn keep_spill_files(mut self, keep: bool) -> Self {
+        self.keep_spill_files = keep;
+        self
+    }
 }
 
 /// The assembled pipeline: a registry with the first-party tools behind the
@@ -133,8 +143,11 @@ impl Pipeline {
             None => Settings::default(),
         };
         let cwd = resolve_cwd(options.cwd.as_deref())?;
-        let executor =
-            Executor::new(executor_config(&settings, &cwd)).map_err(HarnessError::Executor)?;
+        let config = ExecutorConfig {
+            keep_spill_files: options.keep_spill_files,
+            ..executor_config(&settings, &cwd)
+        };
+        let executor = Executor::new(config).map_err(HarnessError::Executor)?;
         let registry = ToolRegistry::new();
         register_bash_tools(&registry, &executor).map_err(HarnessError::Register)?;
         let permissions = PermissionMiddleware::new(settings.policy(cwd.clone(), options.mode));

@@ -223,7 +223,17 @@ pub struct ExecutorConfig {
     /// its spill files. Default: `false`; a long-lived host (`dsh mcp`)
     /// turns it on. See the *Caveats* of the no-survivor section.
     pub watchdog: bool,
+    /// Keep the spill directory when the executor goes away, so that the
+    /// paths a one-shot host printed (`dsh call`) stay readable. A kept
+    /// directory is removed by the first executor created after
+    /// [`KEPT_SPILL_LIFETIME`] once its owner process has exited. Default:
+    /// `false` (removed with the executor).
+    pub keep_spill_files: bool,
 }
+
+/// How long a kept spill directory ([`ExecutorConfig::keep_spill_files`])
+/// outlives its executor at least: a day.
+pub const KEPT_SPILL_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 
 impl Default for ExecutorConfig {
     fn default() -> Self {
@@ -238,6 +248,7 @@ impl Default for ExecutorConfig {
             max_wait: Duration::from_secs(30),
             containment: Containment::Auto,
             watchdog: false,
+            keep_spill_files: false,
         }
     }
 }
@@ -467,7 +478,9 @@ impl Executor {
             }
         };
         let watchdog = if config.watchdog {
-            match Watchdog::start(backend.cgroup_root(), &marker_name(&tag), &spill_dir) {
+            // Kept spill files are not the watchdog's to remove.
+            let spill = (!config.keep_spill_files).then_some(spill_dir.as_path());
+            match Watchdog::start(backend.cgroup_root(), &marker_name(&tag), spill) {
                 Ok(watchdog) => Some(watchdog),
                 Err(e) => {
                     backend.cleanup(Duration::from_secs(1));
@@ -991,9 +1004,47 @@ impl Drop for Inner {
         };
         tasks.kill_all_blocking(Duration::from_secs(1));
         self.backend.cleanup(Duration::from_secs(1));
-        let _ = fs::remove_dir_all(&self.spill_dir);
+        if self.config.keep_spill_files {
+            // Nothing to keep when nothing was cut.
+            let _ = fs::remove_dir(&self.spill_dir);
+        } else {
+            let _ = fs::remove_dir_all(&self.spill_dir);
+        }
         // Last: everything is cleaned up, the watchdog can stand down.
         drop(self.watchdog.take());
+    }
+}
+
+/// Removes the spill directories under `base` that executors kept
+/// ([`ExecutorConfig::keep_spill_files`]) once their owner process has
+/// exited and they are older than `lifetime`. Errors are ignored: a
+/// directory of another user is theirs to remove.
+pub(crate) fn sweep_kept_spill_dirs(base: &Path, lifetime: Duration) {
+    let Ok(entries) = fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("dsh-bash-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age >= lifetime);
+        if old {
+            let _ = fs::remove_dir_all(entry.path());
+        }
     }
 }
 
@@ -1002,6 +1053,7 @@ impl Drop for Inner {
 fn create_spill_dir() -> io::Result<(String, PathBuf)> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let base = std::env::temp_dir();
+    sweep_kept_spill_dirs(&base, KEPT_SPILL_LIFETIME);
     for _ in 0..16 {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -1028,6 +1080,34 @@ fn create_spill_dir() -> io::Result<(String, PathBuf)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn kept_spill_dirs_go_once_their_owner_exited_and_a_day_passed() {
+        let base = std::env::temp_dir().join(format!("dsh-sweep-test-{}", std::process::id()));
+        fs::create_dir_all(&base).unwrap();
+        // A PID that cannot be running: beyond the kernel's pid_max.
+        let dead = base.join("dsh-bash-4194305-0abc0");
+        let live = base.join(format!("dsh-bash-{}-0abc1", std::process::id()));
+        let fresh = base.join("dsh-bash-4194306-0abc2");
+        let other = base.join("not-ours");
+        for dir in [&dead, &live, &fresh, &other] {
+            fs::create_dir_all(dir).unwrap();
+            fs::write(dir.join("call-1-stdout.log"), "x").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - KEPT_SPILL_LIFETIME - Duration::from_secs(60);
+        for dir in [&dead, &live, &other] {
+            fs::File::open(dir).unwrap().set_modified(long_ago).unwrap();
+        }
+        sweep_kept_spill_dirs(&base, KEPT_SPILL_LIFETIME);
+        assert!(!dead.exists(), "an old directory of an exited owner stays");
+        assert!(live.exists(), "a directory of a live owner went");
+        assert!(fresh.exists(), "a directory younger than a day went");
+        assert!(
+            other.exists(),
+            "a directory that is not a spill directory went"
+        );
+        fs::remove_dir_all(&base).unwrap();
+    }
+
     use super::*;
 
     fn gone(pid: i32) -> bool {

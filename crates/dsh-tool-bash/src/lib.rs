@@ -49,7 +49,7 @@ mod watchdog;
 pub use background::TaskId;
 pub use contain::Containment;
 pub use error::{ErrorKind, ExecError};
-pub use executor::{Executor, ExecutorConfig, Exit, RunOutput, RunRequest};
+pub use executor::{Executor, ExecutorConfig, Exit, RunOutput, RunRequest, KEPT_SPILL_LIFETIME};
 pub use output::{SpillFile, StreamOutput};
 pub use tools::{
     register_bash_tools, BashArgs, BashKillArgs, BashKillTool, BashOutputArgs, BashOutputTool,

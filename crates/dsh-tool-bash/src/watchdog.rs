@@ -22,7 +22,7 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 
 /// Runs with `$1` the cgroup directory (or empty), `$2` the marker
-/// variable's name, `$3` the spill directory.
+/// variable's name, `$3` the spill directory (or empty: kept).
 const SCRIPT: &str = r#"
 IFS= read -r line
 [ "$line" = done ] && exit 0
@@ -55,7 +55,7 @@ while [ "$pass" -lt 5 ]; do
     kill -KILL $found 2>/dev/null
     pass=$((pass + 1))
 done
-rm -rf "$spill"
+[ -n "$spill" ] && rm -rf "$spill"
 "#;
 
 /// The running watchdog of one executor.
@@ -68,11 +68,11 @@ pub(crate) struct Watchdog {
 impl Watchdog {
     /// Starts the watchdog for an executor whose cgroup (if any) is
     /// `cgroup_dir`, whose marker variable is `marker`, and whose spill
-    /// files are in `spill_dir`.
+    /// files, if the watchdog is to remove them, are in `spill_dir`.
     pub(crate) fn start(
         cgroup_dir: Option<&Path>,
         marker: &str,
-        spill_dir: &Path,
+        spill_dir: Option<&Path>,
     ) -> io::Result<Watchdog> {
         let mut child = Command::new("/bin/sh")
             .arg("-c")
@@ -80,7 +80,7 @@ impl Watchdog {
             .arg("dsh-watchdog")
             .arg(cgroup_dir.map(Path::as_os_str).unwrap_or_default())
             .arg(marker)
-            .arg(spill_dir)
+            .arg(spill_dir.map(Path::as_os_str).unwrap_or_default())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -141,7 +141,7 @@ mod tests {
             .env(&marker, "1")
             .spawn()
             .unwrap();
-        let mut watchdog = Watchdog::start(None, &marker, &dir).unwrap();
+        let mut watchdog = Watchdog::start(None, &marker, Some(&dir)).unwrap();
         // The host "dies": its end of the pipe closes without `done`.
         drop(watchdog.pipe.take());
         watchdog.child.wait().unwrap();
@@ -162,7 +162,7 @@ mod tests {
             .env(&marker, "1")
             .spawn()
             .unwrap();
-        let watchdog = Watchdog::start(None, &marker, &dir).unwrap();
+        let watchdog = Watchdog::start(None, &marker, Some(&dir)).unwrap();
         let pid = watchdog.id();
         drop(watchdog);
         assert!(!alive(pid), "the watchdog outlived a clean shutdown");

@@ -102,7 +102,12 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             } else {
                 Approval::None
             };
-            let pipeline = build_pipeline(&options, approver)?;
+            // The spill file a truncated result names must outlive this process.
+            let pipeline = build_pipeline_with(
+                &options,
+                approver,
+                HarnessOptions::default().keep_spill_files(true),
+            )?;
             // Outermost, so nobody is asked to approve a call that is then refused.
             pipeline.registry().use_middleware_first(NoBackgroundTasks);
             let raw = read_arguments(args)?;
@@ -253,7 +258,15 @@ fn read_arguments(args: Option<String>) -> Result<String, UsageError> {
 /// The standard pipeline (`dsh-harness`) for the command line's options,
 /// with the approver the command asked for.
 fn build_pipeline(options: &PipelineOptions, approval: Approval) -> Result<Pipeline, UsageError> {
-    let mut harness = HarnessOptions::default();
+    build_pipeline_with(options, approval, HarnessOptions::default())
+}
+
+/// [`build_pipeline`] from harness options the command already chose.
+fn build_pipeline_with(
+    options: &PipelineOptions,
+    approval: Approval,
+    mut harness: HarnessOptions,
+) -> Result<Pipeline, UsageError> {
     if let Some(path) = &options.settings {
         harness = harness.settings(path);
     }

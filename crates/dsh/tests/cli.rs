@@ -660,3 +660,21 @@ fn sigkill_of_dsh_call_leaves_nothing_behind() {
     }
     assert!(gone, "the sleep survived SIGKILL of dsh call");
 }
+
+#[test]
+fn the_spill_file_of_a_one_shot_call_outlives_it() {
+    let output = dsh(&["call", "bash", r#"{"command":"seq 1 100000"}"#, "--yes"]);
+    assert!(output.status.success());
+    let text = json_out(&output)["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let path = text
+        .lines()
+        .find_map(|line| line.strip_prefix("[stdout truncated; full output: "))
+        .and_then(|rest| rest.strip_suffix(']'))
+        .unwrap_or_else(|| panic!("no spill path in {text:.300}"));
+    let full = std::fs::read_to_string(path).expect("the spill file is still there");
+    assert!(full.ends_with("99999\n100000\n"));
+    std::fs::remove_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
+}
