@@ -244,14 +244,7 @@ async fn cancelling_a_call_kills_its_process_tree() {
                 .await
         })
     };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let sleeper = loop {
-        if let Some(pid) = pids_running(&["sleep", &marker]).first() {
-            break *pid;
-        }
-        assert!(Instant::now() < deadline, "the command never started");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let sleeper = sleep_pid(&marker).await;
     // Dropping the request's future sends notifications/cancelled.
     running.abort();
     assert!(
@@ -358,6 +351,11 @@ async fn background_sleep<C: ClientHandler>(
     )
     .await;
     assert_eq!(text(&started), "started background task bash-1");
+    sleep_pid(marker).await
+}
+
+/// The PID of the `sleep` marked `marker`, once it runs.
+async fn sleep_pid(marker: &str) -> u32 {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         if let Some(pid) = pids_running(&["sleep", marker]).first() {
@@ -369,6 +367,40 @@ async fn background_sleep<C: ClientHandler>(
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Opens a session by hand (initialize at 2025-06-18) and starts a
+/// background `sleep {marker} & wait`; the sleep's PID.
+async fn session_with_a_background_sleep(
+    input: &mut std::process::ChildStdin,
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    marker: &str,
+) -> u32 {
+    send(
+        input,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "by-hand", "version": "0"}}}),
+    );
+    assert_eq!(
+        answer(lines, 1)["result"]["serverInfo"]["name"],
+        json!("dsh")
+    );
+    send(
+        input,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    send(
+        input,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "bash",
+            "arguments": {"command": format!("sleep {marker} & wait"), "run_in_background": true}}}),
+    );
+    assert_eq!(
+        answer(lines, 2)["result"]["content"][0]["text"],
+        json!("started background task bash-1")
+    );
+    sleep_pid(marker).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -439,39 +471,8 @@ async fn a_client_killed_with_sigkill_leaves_nothing_behind() {
         .unwrap();
     let mut relay = client.stdin.take().unwrap();
     let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
-    send(
-        &mut relay,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "relay", "version": "0"}}}),
-    );
-    assert!(answer(&mut lines, 1)["result"]["serverInfo"]["name"] == json!("dsh"));
-    send(
-        &mut relay,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
     let marker = format!("33.{}", std::process::id());
-    send(
-        &mut relay,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "bash", "arguments": {"command": format!("sleep {marker}"), "run_in_background": true}}}),
-    );
-    let started = answer(&mut lines, 2);
-    assert_eq!(
-        started["result"]["content"][0]["text"],
-        json!("started background task bash-1")
-    );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let sleeper = loop {
-        if let Some(pid) = pids_running(&["sleep", &marker]).first() {
-            break *pid;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the background sleep never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let sleeper = session_with_a_background_sleep(&mut relay, &mut lines, &marker).await;
     client.kill().unwrap();
     client.wait().unwrap();
     drop(relay);
@@ -510,39 +511,8 @@ async fn a_server_killed_with_sigkill_leaves_nothing_behind() {
         .unwrap();
     let mut input = server.stdin.take().unwrap();
     let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
-    send(
-        &mut input,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "plain", "version": "0"}}}),
-    );
-    answer(&mut lines, 1);
-    send(
-        &mut input,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
     let marker = format!("34.{}", std::process::id());
-    send(
-        &mut input,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "bash",
-            "arguments": {"command": format!("sleep {marker} & wait"), "run_in_background": true}}}),
-    );
-    assert_eq!(
-        answer(&mut lines, 2)["result"]["content"][0]["text"],
-        json!("started background task bash-1")
-    );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let sleeper = loop {
-        if let Some(pid) = pids_running(&["sleep", &marker]).first() {
-            break *pid;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the background sleep never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let sleeper = session_with_a_background_sleep(&mut input, &mut lines, &marker).await;
     server.kill().unwrap();
     server.wait().unwrap();
     let survived = !gone_within(sleeper, Duration::from_secs(10)).await;
