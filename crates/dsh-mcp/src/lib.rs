@@ -16,7 +16,7 @@
 //! | `tools/call` | [`ToolRegistry::execute`] with the JSON-RPC request id as the call id |
 //! | `notifications/cancelled` | the call's cancellation token: the call is aborted and a command's whole process tree killed |
 //! | a request's `progressToken` | `notifications/progress` every second while the call runs (seconds elapsed), so clients do not time out on a long build |
-//! | an *ask* verdict | a form elicitation (allow once / allow always / reject, the command shown) when the client declared elicitation in `initialize`; else `APPROVAL_UNAVAILABLE`, naming the rule that would allow the call (the stateless revision's `input_required` round is not used yet) |
+//! | an *ask* verdict | a form (allow once / allow always / reject / reject always, the command shown) when the client declared elicitation: an `elicitation/create` request in a session that began with `initialize`, an `input_required` result the client answers by retrying in the stateless revision; else `APPROVAL_UNAVAILABLE`, naming the rule that would allow the call |
 //! | registry changes | `notifications/tools/list_changed` |
 //! | stdin end-of-file, SIGTERM, SIGINT | the session ends; the caller drops the pipeline, whose executor kills what it started |
 //!
@@ -33,15 +33,15 @@ use dsh_policy::{ApprovalAnswer, ApprovalRequest, Approver, PermissionMiddleware
 use dsh_tools::{ContentBlock, RegistryChange, ToolExecution, ToolFormat, ToolRegistry};
 use futures::future::BoxFuture;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequestParams,
-    ElicitationAction, InitializeRequestParams, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, RequestId,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams,
+    ElicitResult, ElicitationAction, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, RequestId, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Serves a registry's tools over MCP. Cheap to clone.
@@ -66,6 +66,7 @@ impl McpServer {
     /// (the one installed in the registry), by elicitation, when the client
     /// declares that it supports it.
     pub fn with_approval(mut self, permissions: PermissionMiddleware) -> Self {
+        permissions.set_approver(Some(Arc::new(ClientApprover)));
         self.permissions = Some(permissions);
         self
     }
@@ -120,24 +121,6 @@ fn mcp_content(block: ContentBlock) -> rmcp::model::ContentBlock {
 }
 
 impl ServerHandler for McpServer {
-    async fn initialize(
-        &self,
-        request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<InitializeResult, ErrorData> {
-        context.peer.set_peer_info(request.clone());
-        // Installed before the handshake is answered, so no call can come
-        // first and find nobody to ask.
-        if let Some(permissions) = &self.permissions {
-            if request.capabilities.elicitation.is_some() {
-                permissions.set_approver(Some(Arc::new(ElicitingApprover {
-                    peer: context.peer.clone(),
-                })));
-            }
-        }
-        self.negotiate_initialize(&request)
-    }
-
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(
             ServerCapabilities::builder()
@@ -170,7 +153,17 @@ impl ServerHandler for McpServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let exec = ToolExecution::new(call_id(&context.id), request.name.to_string(), arguments)
             .with_cancel(context.ct.clone());
-        let mut run = std::pin::pin!(self.registry.execute(exec));
+        let approval = Arc::new(CallApproval {
+            peer: context.peer.clone(),
+            elicits: context
+                .client_capabilities()
+                .is_some_and(|c| c.elicitation.is_some()),
+            // No `initialize`: the stateless revision, which has no server-to-client requests.
+            stateless: context.peer.peer_info().is_none(),
+            responses: request.input_responses.unwrap_or_default(),
+            needed: Mutex::new(None),
+        });
+        let mut run = std::pin::pin!(CALL.scope(approval.clone(), self.registry.execute(exec)));
         let result = match context.meta.get_progress_token() {
             None => run.await,
             // Most calls end within the first second: they cost one timer,
@@ -187,6 +180,20 @@ impl ServerHandler for McpServer {
                 }
             },
         };
+        if let Some(question) = approval.take_needed() {
+            // Nothing ran: the permission layer asked before dispatch. The
+            // client asks its user and retries with the answer.
+            let request: ElicitRequest = serde_json::from_value(serde_json::json!({
+                "method": "elicitation/create",
+                "params": question,
+            }))
+            .map_err(|err| ErrorData::internal_error(format!("cannot ask: {err}"), None))?;
+            let mut requests = InputRequests::new();
+            requests.insert(APPROVAL_KEY.to_owned(), InputRequest::Elicitation(request));
+            return Ok(CallToolResponse::InputRequired(
+                InputRequiredResult::from_input_requests(requests),
+            ));
+        }
         let content = result.content.into_iter().map(mcp_content).collect();
         Ok(if result.is_error {
             CallToolResult::error(content)
@@ -222,10 +229,39 @@ async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, started: 
     }
 }
 
-/// Answers *ask* verdicts with a form elicitation to the client's user.
-struct ElicitingApprover {
+/// The key of the approval question in an `input_required` round.
+const APPROVAL_KEY: &str = "dsh_approval";
+
+/// What one call's approval can use: who the client is and what it can do.
+struct CallApproval {
     peer: Peer<RoleServer>,
+    /// The client declared elicitation (in `initialize`, or in this
+    /// request's `_meta` in the stateless revision).
+    elicits: bool,
+    /// The stateless revision: questions go back as `input_required`.
+    stateless: bool,
+    /// Answers the client sent with this (retried) request.
+    responses: InputResponses,
+    /// The question to send back, when one is needed.
+    needed: Mutex<Option<Value>>,
 }
+
+impl CallApproval {
+    fn take_needed(&self) -> Option<Value> {
+        self.needed.lock().ok()?.take()
+    }
+}
+
+tokio::task_local! {
+    /// The approval context of the call this task is serving.
+    static CALL: Arc<CallApproval>;
+}
+
+/// Answers *ask* verdicts by asking the client's user: an elicitation
+/// request in a session that began with `initialize`, an `input_required`
+/// round in the stateless revision, and `Unavailable` when the client
+/// cannot show a form.
+struct ClientApprover;
 
 /// The choices of the approval form, and what each answers.
 const CHOICES: [(&str, ApprovalAnswer); 4] = [
@@ -243,46 +279,70 @@ fn approval_message(request: &ApprovalRequest) -> String {
     format!("The agent wants to {what}. ({})", request.reason)
 }
 
-impl Approver for ElicitingApprover {
+/// The form: one required choice.
+fn approval_form(request: &ApprovalRequest) -> Value {
+    let names: Vec<&str> = CHOICES.iter().map(|(name, _)| *name).collect();
+    serde_json::json!({
+        "mode": "form",
+        "message": approval_message(request),
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "decision": {"type": "string", "title": "Decision", "enum": names}
+            },
+            "required": ["decision"]
+        }
+    })
+}
+
+/// What the user chose: anything but an accepted form with a known choice
+/// (a decline, a cancel, an unknown answer) refuses the call.
+fn decision(answer: &ElicitResult) -> ApprovalAnswer {
+    if answer.action != ElicitationAction::Accept {
+        return ApprovalAnswer::RejectOnce;
+    }
+    let chosen = answer
+        .content
+        .as_ref()
+        .and_then(|c| c.get("decision"))
+        .and_then(Value::as_str);
+    CHOICES
+        .iter()
+        .find(|(name, _)| Some(*name) == chosen)
+        .map_or(ApprovalAnswer::RejectOnce, |(_, answer)| *answer)
+}
+
+impl Approver for ClientApprover {
     fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
-        let peer = self.peer.clone();
-        Box::pin(async move {
-            let names: Vec<&str> = CHOICES.iter().map(|(name, _)| *name).collect();
-            let params = serde_json::json!({
-                "mode": "form",
-                "message": approval_message(&request),
-                "requestedSchema": {
-                    "type": "object",
-                    "properties": {
-                        "decision": {
-                            "type": "string",
-                            "title": "Decision",
-                            "enum": names,
-                        }
-                    },
-                    "required": ["decision"]
+        let Ok(call) = CALL.try_with(Arc::clone) else {
+            return Box::pin(std::future::ready(ApprovalAnswer::Unavailable));
+        };
+        if !call.elicits {
+            return Box::pin(std::future::ready(ApprovalAnswer::Unavailable));
+        }
+        let form = approval_form(&request);
+        if call.stateless {
+            let answer = match call.responses.get(APPROVAL_KEY) {
+                Some(response) => serde_json::from_value::<ElicitResult>(response.clone())
+                    .map_or(ApprovalAnswer::RejectOnce, |answer| decision(&answer)),
+                None => {
+                    if let Ok(mut needed) = call.needed.lock() {
+                        *needed = Some(form);
+                    }
+                    ApprovalAnswer::Unavailable
                 }
-            });
-            let Ok(params) = serde_json::from_value::<ElicitRequestParams>(params) else {
+            };
+            return Box::pin(std::future::ready(answer));
+        }
+        let peer = call.peer.clone();
+        Box::pin(async move {
+            let Ok(params) = serde_json::from_value::<ElicitRequestParams>(form) else {
                 return ApprovalAnswer::RejectOnce;
             };
-            // Anything but an explicit choice (decline, cancel, a failed
-            // request, an unknown answer) refuses the call.
-            let Ok(answer) = peer.create_elicitation(params).await else {
-                return ApprovalAnswer::RejectOnce;
-            };
-            if answer.action != ElicitationAction::Accept {
-                return ApprovalAnswer::RejectOnce;
+            match peer.create_elicitation(params).await {
+                Ok(answer) => decision(&answer),
+                Err(_) => ApprovalAnswer::RejectOnce,
             }
-            let decision = answer
-                .content
-                .as_ref()
-                .and_then(|c| c.get("decision"))
-                .and_then(Value::as_str);
-            CHOICES
-                .iter()
-                .find(|(name, _)| Some(*name) == decision)
-                .map_or(ApprovalAnswer::RejectOnce, |(_, answer)| *answer)
         })
     }
 }

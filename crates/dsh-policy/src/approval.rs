@@ -43,6 +43,10 @@ pub enum ApprovalAnswer {
     RejectOnce,
     /// Refuse this call and add deny rules for the same command for the rest of the session.
     RejectAlways,
+    /// Nobody could be asked this time (e.g. the client of this request
+    /// cannot show a prompt): the call fails closed with
+    /// `APPROVAL_UNAVAILABLE`, as with no approver at all.
+    Unavailable,
 }
 
 /// Answers *ask* verdicts: a terminal prompt, an ACP permission request, a test script.

@@ -89,6 +89,27 @@ impl PermissionMiddleware {
     }
 }
 
+/// The error of an *ask* nobody could answer: it says what rule would
+/// allow the call, so the user can add it.
+fn unavailable(verdict: &Verdict) -> ToolError {
+    let rules: Vec<String> = verdict.grants.iter().map(|r| format!("\"{r}\"")).collect();
+    let hint = if rules.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; to allow it, add {} to permissions.allow in the settings",
+            rules.join(", ")
+        )
+    };
+    ToolError::new(
+        ErrorCode::ApprovalUnavailable,
+        format!(
+            "approval required but no approver is available: {}{hint}",
+            verdict.evaluation.reason
+        ),
+    )
+}
+
 /// The error a denial becomes.
 fn denial(verdict: &Verdict) -> ToolError {
     let e = &verdict.evaluation;
@@ -137,24 +158,7 @@ impl Middleware for PermissionMiddleware {
             }
             let approver = read(&state.approver).clone();
             let Some(approver) = approver else {
-                // Say what would allow it, so the user can add the rule.
-                let rules: Vec<String> =
-                    verdict.grants.iter().map(|r| format!("\"{r}\"")).collect();
-                let hint = if rules.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; to allow it, add {} to permissions.allow in the settings",
-                        rules.join(", ")
-                    )
-                };
-                return Err(ToolError::new(
-                    ErrorCode::ApprovalUnavailable,
-                    format!(
-                        "approval required but no approver is available: {}{hint}",
-                        verdict.evaluation.reason
-                    ),
-                ));
+                return Err(unavailable(&verdict));
             };
             let request = ApprovalRequest {
                 call_id: exec.call_id.clone(),
@@ -167,6 +171,7 @@ impl Middleware for PermissionMiddleware {
                 reject_always_rules: verdict.denials.iter().map(|r| r.to_string()).collect(),
             };
             match approver.ask(request).await {
+                ApprovalAnswer::Unavailable => Err(unavailable(&verdict)),
                 ApprovalAnswer::AllowOnce => Ok(next.run(exec).await),
                 ApprovalAnswer::AllowAlways => {
                     {

@@ -528,3 +528,98 @@ async fn a_server_killed_with_sigkill_leaves_nothing_behind() {
     );
     drop(input);
 }
+
+/// A stateless (2026-07-28) `tools/call` of `bash` on `command`, with the
+/// client's capabilities and, on a retry, its answers.
+fn stateless_call(id: u64, command: &str, capabilities: Value, answers: Option<Value>) -> Value {
+    let mut params = json!({
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "by-hand", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        },
+        "name": "bash",
+        "arguments": {"command": command},
+    });
+    if let Some(answers) = answers {
+        params["inputResponses"] = answers;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+#[test]
+fn in_the_stateless_revision_an_ask_is_an_input_required_round() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let dir = TempDir::new("stateless-ask");
+    let settings = dir.0.join("settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .arg("mcp")
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--cwd")
+        .arg(&dir.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
+    let elicits = json!({"elicitation": {}});
+
+    // No answer yet: the server asks, and nothing runs.
+    send(
+        &mut input,
+        stateless_call(1, "touch made", elicits.clone(), None),
+    );
+    let asked = answer(&mut lines, 1)["result"].clone();
+    assert_eq!(asked["resultType"], json!("input_required"), "{asked}");
+    let question = &asked["inputRequests"]["dsh_approval"];
+    assert_eq!(question["method"], json!("elicitation/create"), "{asked}");
+    assert!(
+        question["params"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("touch made")),
+        "{asked}"
+    );
+    assert!(!dir.0.join("made").exists());
+
+    // The retry carries a rejection: refused, nothing runs.
+    let reject = json!({"dsh_approval": {"action": "accept", "content": {"decision": "reject"}}});
+    send(
+        &mut input,
+        stateless_call(2, "touch made", elicits.clone(), Some(reject)),
+    );
+    let refused = answer(&mut lines, 2)["result"].clone();
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+    assert!(!dir.0.join("made").exists());
+
+    // The retry carries an approval: the call runs.
+    let allow =
+        json!({"dsh_approval": {"action": "accept", "content": {"decision": "allow once"}}});
+    send(
+        &mut input,
+        stateless_call(3, "touch made", elicits, Some(allow)),
+    );
+    let ran = answer(&mut lines, 3)["result"].clone();
+    assert_eq!(ran["isError"], json!(false), "{ran}");
+    assert!(dir.0.join("made").exists());
+
+    // A client that cannot show a form: fails closed, naming the rule.
+    send(
+        &mut input,
+        stateless_call(4, "touch other", json!({}), None),
+    );
+    let closed = answer(&mut lines, 4)["result"].clone();
+    assert_eq!(closed["isError"], json!(true), "{closed}");
+    assert!(
+        closed["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("to allow it, add")),
+        "{closed}"
+    );
+    drop(input);
+    assert!(server.wait().unwrap().success());
+}
