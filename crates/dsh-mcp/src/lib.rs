@@ -15,7 +15,7 @@
 //! | `tools/list` | [`ToolRegistry::tool_declarations`] in the MCP format: `schemas(mcp)` plus `title` and the annotations (`readOnlyHint`, …), in registration order |
 //! | `tools/call` | [`ToolRegistry::execute`] with the JSON-RPC request id as the call id |
 //! | `notifications/cancelled` | the call's cancellation token: the call is aborted and a command's whole process tree killed |
-//! | a request's `progressToken` | `notifications/progress` every second while the call runs (seconds elapsed), so clients do not time out on a long build |
+//! | a request's `progressToken` | `notifications/progress` every second once a call has run for a second (seconds elapsed; bytes of output so far in the message), so clients do not time out on a long build |
 //! | an *ask* verdict | a form (allow once / allow always / reject / reject always, the command shown) when the client declared elicitation: an `elicitation/create` request in a session that began with `initialize`, an `input_required` result the client answers by retrying in the stateless revision; else `APPROVAL_UNAVAILABLE`, naming the rule that would allow the call |
 //! | registry changes | `notifications/tools/list_changed` |
 //! | stdin end-of-file, SIGTERM, SIGINT | the session ends; the caller drops the pipeline, whose executor kills what it started |
@@ -30,7 +30,9 @@
 #![deny(missing_docs)]
 
 use dsh_policy::{ApprovalAnswer, ApprovalRequest, Approver, PermissionMiddleware};
-use dsh_tools::{ContentBlock, RegistryChange, ToolExecution, ToolFormat, ToolRegistry};
+use dsh_tools::{
+    ContentBlock, RegistryChange, ToolExecution, ToolFormat, ToolProgress, ToolRegistry,
+};
 use futures::future::BoxFuture;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams,
@@ -151,8 +153,14 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let exec = ToolExecution::new(call_id(&context.id), request.name.to_string(), arguments)
-            .with_cancel(context.ct.clone());
+        let mut exec =
+            ToolExecution::new(call_id(&context.id), request.name.to_string(), arguments)
+                .with_cancel(context.ct.clone());
+        let token = context.meta.get_progress_token();
+        let progress = token.as_ref().map(|_| ToolProgress::new());
+        if let Some(progress) = &progress {
+            exec = exec.with_progress(progress.clone());
+        }
         let approval = Arc::new(CallApproval {
             peer: context.peer.clone(),
             elicits: context
@@ -164,16 +172,20 @@ impl ServerHandler for McpServer {
             needed: Mutex::new(None),
         });
         let mut run = std::pin::pin!(CALL.scope(approval.clone(), self.registry.execute(exec)));
-        let result = match context.meta.get_progress_token() {
+        let result = match token.zip(progress) {
             None => run.await,
             // Most calls end within the first second: they cost one timer,
             // and only a longer one gets a task that reports its progress.
-            Some(token) => match tokio::time::timeout(PROGRESS_EVERY, &mut run).await {
+            Some((token, progress)) => match tokio::time::timeout(PROGRESS_EVERY, &mut run).await {
                 Ok(result) => result,
                 Err(_) => {
                     let started = Instant::now() - PROGRESS_EVERY;
-                    let ticker =
-                        tokio::spawn(report_progress(context.peer.clone(), token, started));
+                    let ticker = tokio::spawn(report_progress(
+                        context.peer.clone(),
+                        token,
+                        started,
+                        progress,
+                    ));
                     let result = run.await;
                     ticker.abort();
                     result
@@ -209,8 +221,14 @@ impl ServerHandler for McpServer {
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// Sends `notifications/progress` for a call running since `started`, now
-/// and then every [`PROGRESS_EVERY`], until aborted.
-async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, started: Instant) {
+/// and then every [`PROGRESS_EVERY`], until aborted: the seconds elapsed,
+/// and what the tool counted (bytes of output for `bash`).
+async fn report_progress(
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+    started: Instant,
+    counted: ToolProgress,
+) {
     let mut ticks = tokio::time::interval(PROGRESS_EVERY);
     loop {
         ticks.tick().await;
@@ -218,7 +236,11 @@ async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, started: 
         let param = serde_json::json!({
             "progressToken": token,
             "progress": elapsed.floor(),
-            "message": format!("running for {}s", elapsed.floor()),
+            "message": format!(
+                "running for {}s, {} bytes of output so far",
+                elapsed.floor(),
+                counted.value()
+            ),
         });
         let Ok(param) = serde_json::from_value::<ProgressNotificationParam>(param) else {
             return;

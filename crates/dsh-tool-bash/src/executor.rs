@@ -265,6 +265,9 @@ pub struct RunRequest {
     pub timeout: Option<Duration>,
     /// Cancels the call: its processes are killed and `run` returns an error.
     pub cancel: CancellationToken,
+    /// Counts the bytes of output read so far (both streams), for a caller
+    /// that reports progress while the command runs.
+    pub progress: Option<dsh_tools::ToolProgress>,
 }
 
 impl RunRequest {
@@ -291,6 +294,12 @@ impl RunRequest {
     /// Sets the cancellation token.
     pub fn cancel(mut self, cancel: CancellationToken) -> Self {
         self.cancel = cancel;
+        self
+    }
+
+    /// Counts the bytes of output into `progress` while the command runs.
+    pub fn progress(mut self, progress: dsh_tools::ToolProgress) -> Self {
+        self.progress = Some(progress);
         self
     }
 }
@@ -573,9 +582,21 @@ impl Executor {
         let mut cancelled = false;
         {
             let pumps = async {
+                let progress = request.progress.as_ref();
+                let count = |bytes: &[u8]| {
+                    if let Some(progress) = progress {
+                        progress.add(bytes.len() as u64);
+                    }
+                };
                 tokio::join!(
-                    pump(Some(stdout), |b| out.push(b)),
-                    pump(stderr, |b| err.push(b))
+                    pump(Some(stdout), |b| {
+                        count(b);
+                        out.push(b)
+                    }),
+                    pump(stderr, |b| {
+                        count(b);
+                        err.push(b)
+                    })
                 )
             };
             tokio::pin!(pumps);

@@ -162,6 +162,9 @@ impl Tool for BashTool {
             ))]);
         }
         let mut request = RunRequest::new(args.command).cancel(ctx.cancel_token());
+        if let Some(progress) = ctx.progress {
+            request = request.progress(progress);
+        }
         if let Some(dir) = args.workdir {
             request = request.workdir(dir);
         }

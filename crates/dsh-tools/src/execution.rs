@@ -184,6 +184,39 @@ impl From<String> for ToolArguments {
     }
 }
 
+/// How far a running call has got, in its tool's own unit (the bash tool
+/// counts bytes of output): the tool adds to it, a front-end reads it to
+/// report progress. Cheap to clone; clones share the count.
+///
+/// ```
+/// use dsh_tools::ToolProgress;
+///
+/// let progress = ToolProgress::new();
+/// let seen_by_the_tool = progress.clone();
+/// seen_by_the_tool.add(512);
+/// assert_eq!(progress.value(), 512);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ToolProgress(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl ToolProgress {
+    /// A count at zero.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `amount` to the count.
+    pub fn add(&self, amount: u64) {
+        self.0
+            .fetch_add(amount, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The count so far.
+    pub fn value(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// One pending call: what the model asked for, on whose behalf, and how to stop it.
 ///
 /// Middleware receives it by value and may rewrite it (e.g. its arguments)
@@ -201,6 +234,8 @@ pub struct ToolExecution {
     /// Fires to abort the call; `None` when nobody can abort it (then the
     /// call costs no token and no cancellation race).
     pub cancel: Option<CancellationToken>,
+    /// Where the tool reports how far it got, when someone reads it.
+    pub progress: Option<ToolProgress>,
 }
 
 impl ToolExecution {
@@ -216,7 +251,14 @@ impl ToolExecution {
             arguments: arguments.into(),
             agent: None,
             cancel: None,
+            progress: None,
         }
+    }
+
+    /// Sets where the tool reports how far it got.
+    pub fn with_progress(mut self, progress: ToolProgress) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     /// Sets the agent.
@@ -250,6 +292,8 @@ pub struct ToolContext {
     /// Fires when the call is aborted or times out; `None` when nothing can
     /// abort it. Read it through [`ToolContext::cancelled`] and friends.
     pub cancel: Option<CancellationToken>,
+    /// Where to report how far the call got, when the caller reads it.
+    pub progress: Option<ToolProgress>,
 }
 
 impl ToolContext {
@@ -260,6 +304,7 @@ impl ToolContext {
             name: name.into(),
             agent: None,
             cancel: None,
+            progress: None,
         }
     }
 

@@ -160,7 +160,7 @@ pub use dsh_tools_derive::ToolArgs;
 pub use error::{ErrorCode, ToolError};
 pub use execution::{
     CallArguments, ToolAnnotations, ToolArguments, ToolContext, ToolErrorInfo, ToolExecution,
-    ToolExecutionResult,
+    ToolExecutionResult, ToolProgress,
 };
 pub use futures::future::BoxFuture;
 pub use middleware::{

@@ -395,6 +395,7 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
         name: exec.name,
         agent: exec.agent,
         cancel: exec.cancel.clone(),
+        progress: exec.progress,
     };
     // A panic in the body's synchronous part is the tool's, like one in its future.
     let args = exec.arguments;

@@ -261,6 +261,7 @@ async fn cancelling_a_call_kills_its_process_tree() {
 #[derive(Clone, Default)]
 struct Recording {
     progress: Arc<Mutex<Vec<f64>>>,
+    messages: Arc<Mutex<Vec<String>>>,
     asked: Arc<Mutex<Vec<String>>>,
     decision: Option<&'static str>,
 }
@@ -281,6 +282,7 @@ impl ClientHandler for Recording {
         _context: NotificationContext<RoleClient>,
     ) {
         self.progress.lock().unwrap().push(params.progress);
+        self.messages.lock().unwrap().extend(params.message.clone());
     }
 
     async fn create_elicitation(
@@ -302,11 +304,24 @@ async fn a_long_call_reports_progress() {
     let dir = TempDir::new("progress");
     let handler = Recording::default();
     let (client, _pid) = start_with(&dir.0, handler.clone()).await;
-    let done = call(&client, "bash", json!({"command": "sleep 3.5"})).await;
+    let done = call(
+        &client,
+        "bash",
+        json!({"command": "echo started; sleep 3.5; echo done"}),
+    )
+    .await;
     assert_eq!(done.is_error, Some(false), "{}", text(&done));
     let progress = handler.progress.lock().unwrap().clone();
     assert!(progress.len() >= 2, "progress notifications: {progress:?}");
     assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
+    let messages = handler.messages.lock().unwrap().clone();
+    // "started\n" was read while the call ran.
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.ends_with(", 8 bytes of output so far")),
+        "{messages:?}"
+    );
     client.cancel().await.unwrap();
 }
 
