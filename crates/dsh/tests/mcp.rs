@@ -441,6 +441,24 @@ async fn sigterm_ends_the_server_and_everything_it_started() {
     drop(client);
 }
 
+/// `dsh mcp` on `dir` as a plain child process, its stdout piped, its
+/// stdin from `stdin`.
+fn plain_server(dir: &Path, stdin: std::process::Stdio) -> std::process::Child {
+    let settings = dir.join("settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .arg("mcp")
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--cwd")
+        .arg(dir)
+        .stdin(stdin)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// One JSON-RPC line to the server, through the relay.
 fn send(relay: &mut std::process::ChildStdin, message: Value) {
     use std::io::Write;
@@ -464,8 +482,6 @@ async fn a_client_killed_with_sigkill_leaves_nothing_behind() {
     use std::io::BufRead;
     use std::process::Stdio;
     let dir = TempDir::new("client-kill");
-    let settings = dir.0.join("settings.json");
-    std::fs::write(&settings, SETTINGS).unwrap();
     // The "client": a process that holds the only write end of the server's
     // stdin. Killing it with SIGKILL is what a crashing client does.
     let mut client = std::process::Command::new("cat")
@@ -473,17 +489,7 @@ async fn a_client_killed_with_sigkill_leaves_nothing_behind() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
-        .arg("mcp")
-        .arg("--settings")
-        .arg(&settings)
-        .arg("--cwd")
-        .arg(&dir.0)
-        .stdin(client.stdout.take().unwrap())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut server = plain_server(&dir.0, client.stdout.take().unwrap().into());
     let mut relay = client.stdin.take().unwrap();
     let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
     let marker = format!("33.{}", std::process::id());
@@ -509,21 +515,9 @@ async fn a_server_killed_with_sigkill_leaves_nothing_behind() {
     use std::io::BufRead;
     use std::process::Stdio;
     let dir = TempDir::new("server-kill");
-    let settings = dir.0.join("settings.json");
-    std::fs::write(&settings, SETTINGS).unwrap();
     // A plain child process: nothing but dsh's own watchdog may clean up
     // after it (rmcp's client transport would kill the server's process group).
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
-        .arg("mcp")
-        .arg("--settings")
-        .arg(&settings)
-        .arg("--cwd")
-        .arg(&dir.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut server = plain_server(&dir.0, Stdio::piped());
     let mut input = server.stdin.take().unwrap();
     let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
     let marker = format!("34.{}", std::process::id());
@@ -567,19 +561,7 @@ fn in_the_stateless_revision_an_ask_is_an_input_required_round() {
     use std::io::BufRead;
     use std::process::Stdio;
     let dir = TempDir::new("stateless-ask");
-    let settings = dir.0.join("settings.json");
-    std::fs::write(&settings, SETTINGS).unwrap();
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
-        .arg("mcp")
-        .arg("--settings")
-        .arg(&settings)
-        .arg("--cwd")
-        .arg(&dir.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut server = plain_server(&dir.0, Stdio::piped());
     let mut input = server.stdin.take().unwrap();
     let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
     let elicits = json!({"elicitation": {}});
