@@ -415,10 +415,13 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let mut changes = server.registry.subscribe();
-    let running = server
-        .serve(transport)
-        .await
-        .map_err(|err| ServeError(format!("cannot start the MCP session: {err}")))?;
+    let running = match server.serve(transport).await {
+        Ok(running) => running,
+        // A client that leaves before its first request ended the session
+        // it never began: nothing failed.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(err) => return Err(ServeError(format!("cannot start the MCP session: {err}"))),
+    };
     let peer = running.peer().clone();
     // SIGTERM and SIGINT end the session like end-of-file does.
     let stop = running.cancellation_token();

@@ -81,7 +81,8 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             match dsh_mcp::serve_stdio(server).await {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(err) => {
-                    eprintln!("dsh mcp: {err}");
+                    // stderr may be closed too; the exit status still says it.
+                    let _ = writeln!(std::io::stderr(), "dsh mcp: {err}");
                     Ok(ExitCode::from(1))
                 }
             }

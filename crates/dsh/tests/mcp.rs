@@ -620,3 +620,11 @@ fn in_the_stateless_revision_an_ask_is_an_input_required_round() {
     drop(input);
     assert!(server.wait().unwrap().success());
 }
+
+#[test]
+fn a_client_that_leaves_before_its_first_request_ends_the_server_cleanly() {
+    let dir = TempDir::new("no-request");
+    let mut server = plain_server(&dir.0, std::process::Stdio::null());
+    let status = server.wait().unwrap();
+    assert!(status.success(), "dsh mcp ended with {status}");
+}
