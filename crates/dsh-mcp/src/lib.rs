@@ -294,11 +294,11 @@ const CHOICES: [(&str, ApprovalAnswer); 4] = [
 ];
 
 fn approval_message(request: &ApprovalRequest) -> String {
-    let what = match (request.tool.as_str(), request.arguments.get("command")) {
-        ("bash", Some(Value::String(command))) => format!("run `{command}`"),
-        (tool, _) => format!("call {tool} {}", request.arguments),
-    };
-    format!("The agent wants to {what}. ({})", request.reason)
+    format!(
+        "The agent wants to {}. ({})",
+        request.action(),
+        request.reason
+    )
 }
 
 /// The form: one required choice.

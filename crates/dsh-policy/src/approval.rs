@@ -28,6 +28,32 @@ pub struct ApprovalRequest {
     pub reject_always_rules: Vec<String>,
 }
 
+impl ApprovalRequest {
+    /// What the call would do, as a prompt says it: ``run `make test` `` for
+    /// a bash command, else `call TOOL ARGUMENTS`.
+    ///
+    /// ```
+    /// use dsh_policy::ApprovalRequest;
+    /// let request = ApprovalRequest {
+    ///     call_id: "c1".into(),
+    ///     tool: "bash".into(),
+    ///     arguments: serde_json::json!({"command": "make test"}),
+    ///     agent: None,
+    ///     reason: String::new(),
+    ///     rule: None,
+    ///     allow_always_rules: vec![],
+    ///     reject_always_rules: vec![],
+    /// };
+    /// assert_eq!(request.action(), "run `make test`");
+    /// ```
+    pub fn action(&self) -> String {
+        match (self.tool.as_str(), self.arguments.get("command")) {
+            ("bash", Some(Value::String(command))) => format!("run `{command}`"),
+            (tool, _) => format!("call {tool} {}", self.arguments),
+        }
+    }
+}
+
 /// The user's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -547,6 +547,16 @@ impl DynamicTool {
         self
     }
 
+    /// The body on `args` once they pass the spec. Its future is already
+    /// `'static`, so the shared path needs no wrapper.
+    fn checked(&self, args: Value, ctx: ToolContext) -> ToolFuture<'static> {
+        let violations = self.spec.validate(&args);
+        if !violations.is_empty() {
+            return Box::pin(std::future::ready(Err(ToolError::invalid_args(violations))));
+        }
+        (self.body)(args, ctx)
+    }
+
     /// The argument spec arguments are validated against.
     pub fn argument_spec(&self) -> &SchemaSpec {
         &self.spec
@@ -575,11 +585,7 @@ impl ToolDefinition for DynamicTool {
     }
 
     fn execute(&self, args: Value, ctx: ToolContext) -> ToolFuture<'_> {
-        let violations = self.spec.validate(&args);
-        if !violations.is_empty() {
-            return Box::pin(std::future::ready(Err(ToolError::invalid_args(violations))));
-        }
-        (self.body)(args, ctx)
+        self.checked(args, ctx)
     }
 
     fn execute_shared(
@@ -587,20 +593,12 @@ impl ToolDefinition for DynamicTool {
         args: ToolArguments,
         ctx: ToolContext,
     ) -> ToolFuture<'static> {
-        let args = match args.into_value() {
-            Ok(args) => args,
-            Err(violation) => {
-                return Box::pin(std::future::ready(Err(ToolError::invalid_args(vec![
-                    violation,
-                ]))))
-            }
-        };
-        // The body's future is already `'static`: no wrapper needed.
-        let violations = self.spec.validate(&args);
-        if !violations.is_empty() {
-            return Box::pin(std::future::ready(Err(ToolError::invalid_args(violations))));
+        match args.into_value() {
+            Ok(args) => self.checked(args, ctx),
+            Err(violation) => Box::pin(std::future::ready(Err(ToolError::invalid_args(vec![
+                violation,
+            ])))),
         }
-        (self.body)(args, ctx)
     }
 
     fn annotations(&self) -> ToolAnnotations {

@@ -18,12 +18,8 @@ impl Approver for TerminalApprover {
 }
 
 fn prompt(request: &ApprovalRequest) -> ApprovalAnswer {
-    let what = match (request.tool.as_str(), request.arguments.get("command")) {
-        ("bash", Some(serde_json::Value::String(command))) => format!("run `{command}`"),
-        (tool, _) => format!("call {tool} {}", request.arguments),
-    };
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "dsh: the agent wants to {what}");
+    let _ = writeln!(err, "dsh: the agent wants to {}", request.action());
     let _ = writeln!(err, "     {}", request.reason);
     let stdin = std::io::stdin();
     loop {
