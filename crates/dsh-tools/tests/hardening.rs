@@ -13,26 +13,8 @@ use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-#[derive(ToolArgs, Deserialize)]
-struct EchoArgs {
-    /// Text to echo.
-    text: String,
-}
-
-#[derive(ToolArgs, Deserialize)]
-struct NoArgs {}
-
-fn echo_registry() -> ToolRegistry {
-    let registry = ToolRegistry::new();
-    registry
-        .register(define_tool(
-            "echo",
-            "Echoes text.",
-            |args: EchoArgs, _| async move { Ok(vec![ContentBlock::text(args.text)]) },
-        ))
-        .unwrap();
-    registry
-}
+mod common;
+use common::{echo_registry, NoArgs};
 
 /// A layer that records the outcome its `next.run` yielded.
 fn recording(registry: &ToolRegistry) -> Arc<Mutex<Vec<ToolExecutionResult>>> {

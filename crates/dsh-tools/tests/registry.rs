@@ -10,26 +10,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-#[derive(ToolArgs, Deserialize)]
-struct EchoArgs {
-    /// Text to echo.
-    text: String,
-}
-
-#[derive(ToolArgs, Deserialize)]
-struct NoArgs {}
-
-fn echo_registry() -> ToolRegistry {
-    let registry = ToolRegistry::new();
-    registry
-        .register(define_tool(
-            "echo",
-            "Echoes text.",
-            |args: EchoArgs, _| async move { Ok(vec![ContentBlock::text(args.text)]) },
-        ))
-        .unwrap();
-    registry
-}
+mod common;
+use common::{echo_registry, EchoArgs, NoArgs};
 
 fn call(name: &str, args: Value) -> ToolExecution {
     ToolExecution::new("call-1", name, args)

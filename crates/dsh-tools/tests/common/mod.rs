@@ -1,4 +1,5 @@
-//! A realistic nested spec shared by the snapshot tests, the validation tests and the bench.
+//! What several test files share: a realistic nested spec (the snapshot
+//! tests, the validation tests and the bench) and a registry with an `echo` tool.
 #![allow(dead_code)]
 
 use dsh_tools::{SchemaProp, SchemaSpec};
@@ -62,4 +63,28 @@ pub fn deploy_spec() -> SchemaSpec {
             .description("Target servers"),
         )
         .prop("tags", SchemaProp::array(SchemaProp::string()))
+}
+
+/// Arguments of the `echo` tool.
+#[derive(dsh_tools::ToolArgs, serde::Deserialize)]
+pub struct EchoArgs {
+    /// Text to echo.
+    pub text: String,
+}
+
+/// A tool that takes no arguments.
+#[derive(dsh_tools::ToolArgs, serde::Deserialize)]
+pub struct NoArgs {}
+
+/// A registry with one tool, `echo`, that returns its text.
+pub fn echo_registry() -> dsh_tools::ToolRegistry {
+    let registry = dsh_tools::ToolRegistry::new();
+    registry
+        .register(dsh_tools::define_tool(
+            "echo",
+            "Echoes text.",
+            |args: EchoArgs, _| async move { Ok(vec![dsh_tools::ContentBlock::text(args.text)]) },
+        ))
+        .unwrap();
+    registry
 }
