@@ -220,11 +220,13 @@
 #![deny(missing_docs)]
 
 mod approval;
+mod commands;
 mod middleware;
 mod path;
 mod policy;
 mod readonly;
 mod rule;
+mod scripts;
 mod settings;
 mod shell;
 

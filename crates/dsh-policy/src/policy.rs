@@ -442,14 +442,30 @@ impl PermissionPolicy {
 
     fn command_part(&self, part: &CommandPart) -> Outcome {
         let subject = format!("\"{}\"", part.allow.as_deref().unwrap_or(&part.text));
-        self.command_part_outcome(part, &subject).about(&subject)
+        let mut outcome = self.command_part_outcome(part, &subject).about(&subject);
+        if let Some(note) = part.note {
+            if outcome.decision != Decision::Deny || outcome.origin != Origin::Rule {
+                outcome.reason.push_str("; ");
+                outcome.reason.push_str(note);
+            }
+        }
+        outcome
     }
 
     fn command_part_outcome(&self, part: &CommandPart, subject: &str) -> Outcome {
         let subject = subject.to_owned();
-        let any_view = |r: &Rule| matches_any_view(r, &part.views);
+        let any_view = |r: &Rule| matches_command(r, part);
         if let Some(o) = self.first_match(RuleList::Deny, &any_view, &subject) {
             return o;
+        }
+        if part.maybe {
+            if let Some(o) = self.first_match(RuleList::Ask, &any_view, &subject) {
+                return o;
+            }
+            return Outcome::mode(
+                Decision::Allow,
+                format!("{subject} may run inside another program's argument; no deny or ask rule names it, and that program is decided on its own"),
+            );
         }
         if self.mode == Mode::Plan && !part.read_only {
             return Outcome::plan(format!("{PLAN_MODE_MESSAGE} ({subject} is not read-only)"));
@@ -529,6 +545,12 @@ impl PermissionPolicy {
         if let Some(o) = self.first_match(RuleList::Deny, &edit_rule, &subject) {
             return o;
         }
+        if part.maybe {
+            return Outcome::mode(
+                Decision::Allow,
+                format!("{subject} may happen inside another program's argument; no deny rule names it, and that program is decided on its own"),
+            );
+        }
         if self.mode == Mode::Plan {
             return Outcome::plan(format!("{PLAN_MODE_MESSAGE} ({subject} is an edit)"));
         }
@@ -567,9 +589,18 @@ impl PermissionPolicy {
 
     fn opaque_part_outcome(&self, part: &OpaquePart, subject: &str) -> Outcome {
         let subject = subject.to_owned();
-        let deny = |r: &Rule| matches_any_view(r, &part.views);
+        let deny = |r: &Rule| matches_anywhere(r, &part.views);
         if let Some(o) = self.first_match(RuleList::Deny, &deny, &subject) {
             return o;
+        }
+        if part.maybe {
+            if let Some(o) = self.first_match(RuleList::Ask, &deny, &subject) {
+                return o;
+            }
+            return Outcome::mode(
+                Decision::Allow,
+                format!("{subject} may run inside another program's argument; no deny or ask rule names it, and that program is decided on its own"),
+            );
         }
         if self.mode == Mode::Plan {
             return Outcome::plan(format!(
@@ -642,12 +673,32 @@ impl PermissionPolicy {
     }
 }
 
-/// Whether a bash rule matches any of a part's views (as written, looked through, …).
-fn matches_any_view(rule: &Rule, views: &[String]) -> bool {
+/// Whether a bash deny or ask rule names a simple command: the command as
+/// written from any step of looking through wrappers, its privileged form,
+/// or — for a program not known to take only data — anywhere in its
+/// arguments.
+fn matches_command(rule: &Rule, part: &CommandPart) -> bool {
     rule.tool() == SHELL_TOOL
         && match rule.matcher() {
             Matcher::Any => true,
-            Matcher::Command(p) => views.iter().any(|v| p.matches(v)),
+            Matcher::Command(p) => {
+                p.matches_from_any_start(&part.written, part.name_end)
+                    || part.views.iter().any(|v| p.matches(v))
+                    || part
+                        .arguments
+                        .as_deref()
+                        .is_some_and(|a| p.matches_from_any_start(a, a.len()))
+            }
+            Matcher::Path(_) => false,
+        }
+}
+
+/// Whether a bash rule names a command anywhere in one of `texts`.
+fn matches_anywhere(rule: &Rule, texts: &[String]) -> bool {
+    rule.tool() == SHELL_TOOL
+        && match rule.matcher() {
+            Matcher::Any => true,
+            Matcher::Command(p) => texts.iter().any(|t| p.matches_from_any_start(t, t.len())),
             Matcher::Path(_) => false,
         }
 }

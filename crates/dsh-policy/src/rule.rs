@@ -359,7 +359,7 @@ pub(crate) fn normalise_space(s: &str) -> String {
     out
 }
 
-/// One piece of a command pattern.
+/// One piece of a command pattern while it is parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Seg {
     Lit(String),
@@ -368,17 +368,41 @@ enum Seg {
 
 /// A bash command pattern: `*` matches any characters (spaces too); a
 /// trailing `:*` or ` *` means "this prefix, then a word boundary".
+///
+/// Matching is linear in the text: the literals between stars are found
+/// leftmost, one after another, which finds a match whenever one exists.
 #[derive(Clone, Debug)]
 pub(crate) struct CommandPattern {
-    segs: Vec<Seg>,
+    /// The literal the text must start with (empty when the pattern starts with `*`).
+    head: String,
+    /// Whether a `*` follows the head.
+    starred: bool,
+    /// Literals between stars, in order.
+    middles: Vec<String>,
+    /// The literal after the last star, when the pattern does not end with
+    /// one, and the same followed by a space (a prefix pattern's boundary).
+    last: Option<(String, String)>,
     /// Prefix form: the pattern, then the end or a space and anything.
     prefix: bool,
+}
+
+/// Bytes after which a word may start, for the checks that look for a
+/// command anywhere in a text: white space, a path separator (`/bin/rm`),
+/// shell operators and quotes (`x;rm`, `'rm …'`), and `=` (`--exec=rm`).
+fn starts_word_after(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'/' | b';' | b'&' | b'|' | b'(' | b'`' | b'\'' | b'"' | b'{' | b'='
+    )
 }
 
 impl CommandPattern {
     fn exact(text: String) -> Self {
         CommandPattern {
-            segs: vec![Seg::Lit(text)],
+            head: text,
+            starred: false,
+            middles: Vec::new(),
+            last: None,
             prefix: false,
         }
     }
@@ -440,68 +464,88 @@ impl CommandPattern {
         if segs.is_empty() {
             return Err("empty command pattern".into());
         }
-        Ok(CommandPattern { segs, prefix })
+        let mut rest = &segs[..];
+        let head = match rest.first() {
+            Some(Seg::Lit(l)) => {
+                rest = &rest[1..];
+                l.clone()
+            }
+            _ => String::new(),
+        };
+        let starred = !rest.is_empty();
+        let ends_with_star = rest.last() == Some(&Seg::Star);
+        let mut middles: Vec<String> = rest
+            .iter()
+            .filter_map(|s| match s {
+                Seg::Lit(l) => Some(l.clone()),
+                Seg::Star => None,
+            })
+            .collect();
+        let last = if ends_with_star {
+            None
+        } else {
+            middles.pop().map(|l| {
+                let spaced = format!("{l} ");
+                (l, spaced)
+            })
+        };
+        Ok(CommandPattern {
+            head,
+            starred,
+            middles,
+            last,
+            prefix,
+        })
     }
 
     /// Whether `text` (a simple command, words joined by single spaces) matches.
     pub(crate) fn matches(&self, text: &str) -> bool {
-        if glob_match(&self.segs, text) {
-            return true;
-        }
-        if !self.prefix {
+        let Some(mut rest) = text.strip_prefix(self.head.as_str()) else {
             return false;
+        };
+        if !self.starred {
+            return rest.is_empty() || (self.prefix && rest.starts_with(' '));
         }
-        // Prefix form: the pattern matches a prefix that ends at a word boundary.
-        // Try every space position; the pattern itself must match exactly up to it.
-        text.match_indices(' ')
-            .any(|(i, _)| glob_match(&self.segs, &text[..i]))
+        for lit in &self.middles {
+            match rest.find(lit.as_str()) {
+                Some(at) => rest = &rest[at + lit.len()..],
+                None => return false,
+            }
+        }
+        match &self.last {
+            None => true,
+            // The last literal ends the text, or (prefix form) a word.
+            Some((lit, spaced)) => {
+                rest.ends_with(lit.as_str()) || (self.prefix && rest.contains(spaced.as_str()))
+            }
+        }
     }
-}
 
-/// Wildcard match where `Star` matches any (possibly empty) run of characters.
-fn glob_match(segs: &[Seg], text: &str) -> bool {
-    let mut rest = text;
-    let mut i = 0;
-    // Leading literal must match at the start.
-    if let Some(Seg::Lit(l)) = segs.first() {
-        match rest.strip_prefix(l.as_str()) {
-            Some(r) => rest = r,
-            None => return false,
+    /// Whether the pattern matches `text` from its start or from some byte
+    /// after which a word may start, before byte `limit`: is the command
+    /// the pattern names anywhere in `text`?
+    ///
+    /// Linear in `text`: when the pattern starts with `*`, or with a literal
+    /// and then `*`, a match from a later start implies one from the first
+    /// start where the head fits, so only that start is tried.
+    pub(crate) fn matches_from_any_start(&self, text: &str, limit: usize) -> bool {
+        let bytes = text.as_bytes();
+        let limit = limit.min(bytes.len());
+        let mut starts = std::iter::once(0).chain(
+            (0..limit.saturating_sub(1))
+                .filter(|&i| starts_word_after(bytes[i]))
+                .map(|i| i + 1),
+        );
+        if self.head.is_empty() {
+            return self.matches(text);
         }
-        i = 1;
-    }
-    if i == segs.len() {
-        return rest.is_empty();
-    }
-    // segs[i..] starts with a Star. Greedy-free matching: each following
-    // literal is found at its leftmost position, except the last literal
-    // (when the pattern does not end with a star), which must be a suffix.
-    let tail = &segs[i..];
-    let ends_with_star = matches!(tail.last(), Some(Seg::Star));
-    let lits: Vec<&str> = tail
-        .iter()
-        .filter_map(|s| match s {
-            Seg::Lit(l) => Some(l.as_str()),
-            Seg::Star => None,
-        })
-        .collect();
-    if lits.is_empty() {
-        return true;
-    }
-    let (middle, last) = if ends_with_star {
-        (&lits[..], None)
-    } else {
-        (&lits[..lits.len() - 1], lits.last().copied())
-    };
-    for lit in middle {
-        match rest.find(lit) {
-            Some(pos) => rest = &rest[pos + lit.len()..],
-            None => return false,
+        if !self.starred {
+            return starts.any(|j| self.matches(&text[j..]));
         }
-    }
-    match last {
-        Some(l) => rest.ends_with(l),
-        None => true,
+        match starts.find(|&j| text[j..].starts_with(self.head.as_str())) {
+            Some(j) => self.matches(&text[j..]),
+            None => false,
+        }
     }
 }
 

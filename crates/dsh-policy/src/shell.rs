@@ -5,6 +5,7 @@
 //! Parsing is brush-parser's (the parser of the brush shell); this module
 //! only walks its syntax tree. Nothing here runs or expands anything.
 
+use crate::commands;
 use crate::readonly;
 use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
@@ -48,16 +49,34 @@ pub(crate) enum Part {
 pub(crate) struct CommandPart {
     /// The command with assignments and wrappers looked through.
     pub text: String,
-    /// Forms checked against deny and ask rules: as written (with leading
-    /// assignments and wrappers), each step of looking through, and the
-    /// basename form of a path-named command (`/bin/rm` → `rm`).
+    /// Forms checked from their start against deny and ask rules besides
+    /// `written`: the privileged form an allow rule must match.
     pub views: Vec<String>,
+    /// The command as written (leading assignments, wrappers and all), in
+    /// normal form. Deny and ask rules are checked from every word start up
+    /// to `name_end`, the end of the command's name: each step of looking
+    /// through wrappers, and the basename of a path (`/bin/rm` → `rm`).
+    pub written: String,
+    /// See `written`.
+    pub name_end: usize,
+    /// For a command not known to take only data as arguments: the
+    /// arguments' values, space-separated. Deny and ask rules are checked
+    /// from every word start in it, since the command may run them
+    /// (`flock L rm x`, `ssh host 'rm x'`).
+    pub arguments: Option<String>,
     /// The form an allow rule must match, or `None` when the command needs
     /// no allow of its own (`bash -c '…'`, `eval '…'`, `tee`: what they run
     /// or write is decided as separate parts).
     pub allow: Option<String>,
     /// Read-only by the plan-mode list.
     pub read_only: bool,
+    /// Found in a string another program may run as code (`ssh host '…'`):
+    /// only deny and ask rules apply; the program itself is decided as
+    /// its own part.
+    pub maybe: bool,
+    /// What the policy cannot see into (a script, an interpreter's code),
+    /// for the reason given to the user.
+    pub note: Option<&'static str>,
 }
 
 /// A file a command writes.
@@ -69,6 +88,9 @@ pub(crate) struct WritePart {
     pub literal: bool,
     /// How it is written (`>`, `>>`, `tee`, …).
     pub op: &'static str,
+    /// Found in a string another program may run (see [`CommandPart::maybe`]):
+    /// only deny rules apply.
+    pub maybe: bool,
 }
 
 /// Something we cannot analyse.
@@ -76,10 +98,14 @@ pub(crate) struct WritePart {
 pub(crate) struct OpaquePart {
     /// The text in question.
     pub text: String,
-    /// Forms checked against deny rules (best effort).
+    /// Texts checked against deny and ask rules from every word start
+    /// (best effort: the denied command anywhere in them counts).
     pub views: Vec<String>,
     /// Why it cannot be analysed.
     pub why: String,
+    /// Found in a string another program may run (see [`CommandPart::maybe`]):
+    /// only deny and ask rules apply.
+    pub maybe: bool,
 }
 
 /// Analyses a command line.
@@ -116,9 +142,20 @@ fn analyze_here(command: &str) -> Analysis {
         out: Analysis::default(),
         depth: 0,
         options: ParserOptions::default(),
-        sources: Vec::new(),
+        maybe: 0,
+        dynamic_value: None,
+        evaluates_names: None,
     };
     analyzer.script(command);
+    if let (Some(value), Some(site)) = (&analyzer.dynamic_value, &analyzer.evaluates_names) {
+        // Bash evaluates a variable's value as code in arithmetic, `${!x}`
+        // and `${x@P}`; a value the analysis cannot see may hold code.
+        let text = format!("{value} … {site}");
+        analyzer.opaque(
+            &text,
+            "a variable gets a value the analysis cannot see, and the command line evaluates variables as code (arithmetic, ${!x}, ${x@P})",
+        );
+    }
     analyzer.out
 }
 
@@ -128,6 +165,7 @@ fn opaque_only(command: &str, why: &str) -> Analysis {
             text: command.to_owned(),
             views: vec![crate::rule::normalise_space(command)],
             why: why.to_owned(),
+            maybe: false,
         })],
         changes_dir: false,
     }
@@ -176,30 +214,45 @@ fn has_oversized_fd_number(s: &str) -> bool {
 
 /// A word of a command, after quote removal when it is literal.
 #[derive(Debug, Clone)]
-struct Arg {
+pub(crate) struct Arg {
     /// The literal value (quote-removed) when `literal`, else best-effort text.
-    value: String,
+    pub value: String,
     /// The word as written.
-    raw: String,
+    pub raw: String,
     /// No expansion of any kind (parameter, command, arithmetic, tilde).
-    literal: bool,
+    pub literal: bool,
     /// Unquoted glob or brace characters (`*?[{`): fine as an argument,
     /// not as a command name or write target.
-    pattern: bool,
+    pub pattern: bool,
+    /// An unquoted brace expansion (`{a,b}`, `{1..3}`): bash makes several
+    /// words of it.
+    pub brace: bool,
 }
 
 impl Arg {
-    fn plain(s: &str) -> Arg {
+    pub(crate) fn plain(s: &str) -> Arg {
         Arg {
             value: s.to_owned(),
             raw: s.to_owned(),
             literal: true,
             pattern: false,
+            brace: false,
+        }
+    }
+
+    /// A word whose value is not known (`<(…)`, what xargs appends).
+    fn unknown(text: &str) -> Arg {
+        Arg {
+            value: text.to_owned(),
+            raw: text.to_owned(),
+            literal: false,
+            pattern: false,
+            brace: false,
         }
     }
 
     /// A literal word without glob or brace characters.
-    fn exact(&self) -> Option<&str> {
+    pub(crate) fn exact(&self) -> Option<&str> {
         (self.literal && !self.pattern).then_some(self.value.as_str())
     }
 
@@ -230,14 +283,154 @@ impl Arg {
 }
 
 fn render(args: &[Arg]) -> String {
-    let mut out = String::new();
+    render_from("", args).0
+}
+
+/// Renders `prefix` and the words in normal form; returns the text and
+/// where each word starts in it.
+fn render_from(prefix: &str, args: &[Arg]) -> (String, Vec<usize>) {
+    let mut out =
+        String::with_capacity(prefix.len() + args.iter().map(|a| a.raw.len() + 1).sum::<usize>());
+    out.push_str(prefix);
+    let mut offsets = Vec::with_capacity(args.len());
     for a in args {
         if !out.is_empty() {
             out.push(' ');
         }
+        offsets.push(out.len());
         out.push_str(&a.display());
     }
+    (out, offsets)
+}
+
+/// The words' values joined by single spaces, white space inside them
+/// collapsed: the text deny rules search for commands a program may run.
+fn flat(args: &[Arg]) -> String {
+    let mut out = String::with_capacity(args.iter().map(|a| a.value.len() + 1).sum::<usize>());
+    for a in args {
+        for w in a.value.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+    }
     out
+}
+
+/// Bytes that make a string argument worth parsing as shell code.
+const SHELL_CODE_BYTES: &[char] = &[' ', '\t', '\n', ';', '&', '|', '(', '`', '$', '<', '>'];
+/// Longest word whose brace expansion is followed.
+const MAX_BRACE_WORD: usize = 4096;
+/// Most words a command's brace expansions may make.
+const MAX_BRACE_WORDS: usize = 256;
+
+/// Expands the braces of a word (no quotes or expansions in it) into
+/// `out`, as bash does: `a{b,c}d` → `abd acd`, `{1..3}`, `{a..c}`,
+/// `{1..9..2}`, nested groups. `false` when it would make more than
+/// `limit` words.
+fn brace_expand(word: &str, out: &mut Vec<String>, limit: usize) -> bool {
+    let b = word.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'{' {
+            let mut depth = 0usize;
+            let mut commas = Vec::new();
+            let mut close = None;
+            for (j, &c) in b.iter().enumerate().skip(i) {
+                match c {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = Some(j);
+                            break;
+                        }
+                    }
+                    b',' if depth == 1 => commas.push(j),
+                    _ => {}
+                }
+            }
+            let Some(close) = close else {
+                break;
+            };
+            let inner = &word[i + 1..close];
+            let alternatives: Vec<String> = if !commas.is_empty() {
+                let mut parts = Vec::with_capacity(commas.len() + 1);
+                let mut from = i + 1;
+                for &c in &commas {
+                    parts.push(word[from..c].to_owned());
+                    from = c + 1;
+                }
+                parts.push(word[from..close].to_owned());
+                parts
+            } else if let Some(seq) = brace_sequence(inner, limit) {
+                seq
+            } else {
+                i += 1;
+                continue;
+            };
+            let (prefix, suffix) = (&word[..i], &word[close + 1..]);
+            for alt in alternatives {
+                if !brace_expand(&format!("{prefix}{alt}{suffix}"), out, limit) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        i += 1;
+    }
+    if out.len() >= limit {
+        return false;
+    }
+    out.push(word.to_owned());
+    true
+}
+
+/// `{1..5}`, `{a..e}`, `{10..1..3}`: the sequence, when short enough.
+fn brace_sequence(inner: &str, limit: usize) -> Option<Vec<String>> {
+    let mut parts = inner.split("..");
+    let (from, to) = (parts.next()?, parts.next()?);
+    let step: i64 = match parts.next() {
+        Some(s) => s.parse().ok()?,
+        None => 1,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    let step = step.unsigned_abs().max(1);
+    let range = |a: i64, b: i64| -> Option<Vec<i64>> {
+        let n = a.abs_diff(b) / step + 1;
+        if n > limit as u64 {
+            return None;
+        }
+        let mut v = Vec::with_capacity(n as usize);
+        let mut x = a;
+        for _ in 0..n {
+            v.push(x);
+            x = if a <= b {
+                x + step as i64
+            } else {
+                x - step as i64
+            };
+        }
+        Some(v)
+    };
+    if let (Ok(a), Ok(b)) = (from.parse::<i64>(), to.parse::<i64>()) {
+        return Some(range(a, b)?.into_iter().map(|x| x.to_string()).collect());
+    }
+    let (mut fa, mut fb) = (from.chars(), to.chars());
+    match (fa.next(), fa.next(), fb.next(), fb.next()) {
+        (Some(a), None, Some(b), None) if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
+            Some(
+                range(a as i64, b as i64)?
+                    .into_iter()
+                    .filter_map(|x| u8::try_from(x).ok().map(|c| (c as char).to_string()))
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
 }
 
 /// Characters that never need the word parser: the word is its own value.
@@ -252,20 +445,40 @@ fn is_plain_byte(b: u8) -> bool {
 /// Unquoted text that the shell would expand: a glob (`*`, `?`, `[…]`) or a
 /// brace expansion (`{a,b}`, `{1..3}`).
 fn has_glob_or_brace(s: &str) -> bool {
+    has_glob(s) || has_brace(s)
+}
+
+/// A glob: `*`, `?` or a bracket expression.
+fn has_glob(s: &str) -> bool {
     if s.contains(['*', '?']) {
         return true;
     }
-    if let Some(open) = s.find('[') {
-        if s[open + 1..].contains(']') {
-            return true;
-        }
+    match s.find('[') {
+        Some(open) => s[open + 1..].contains(']'),
+        None => false,
     }
-    if let Some(open) = s.find('{') {
-        if let Some(close) = s[open..].find('}') {
-            let inside = &s[open + 1..open + close];
-            if inside.contains(',') || inside.contains("..") {
-                return true;
+}
+
+/// A brace group with a `,` or `..` in it (one pass, any nesting).
+fn has_brace(s: &str) -> bool {
+    let b = s.as_bytes();
+    // For each open group: whether it has a separator yet.
+    let mut open: Vec<bool> = Vec::new();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'{' => open.push(false),
+            b',' => {
+                if let Some(top) = open.last_mut() {
+                    *top = true;
+                }
             }
+            b'.' if b.get(i + 1) == Some(&b'.') => {
+                if let Some(top) = open.last_mut() {
+                    *top = true;
+                }
+            }
+            b'}' if open.pop() == Some(true) => return true,
+            _ => {}
         }
     }
     false
@@ -311,9 +524,10 @@ enum Skip {
     Opaque(&'static str),
 }
 
-/// Variables that change which program runs or what it loads: a command
-/// prefixed with one is not looked through, and setting one on its own is
-/// asked about.
+/// Variables known to change which program runs, what it loads or which
+/// configuration it reads: by exact name, by prefix, and by the suffixes
+/// such variables are named with (`*_CONFIG`, `*_PATH`, `*PAGER`, …), so
+/// that a program's variable nobody listed is usually caught by its shape.
 fn is_dangerous_variable(name: &str) -> bool {
     const EXACT: &[&str] = &[
         "PATH",
@@ -326,38 +540,150 @@ fn is_dangerous_variable(name: &str) -> bool {
         "PS4",
         "CDPATH",
         "HOME",
-        "PAGER",
-        "MANPAGER",
         "EDITOR",
         "VISUAL",
+        "BROWSER",
         "LESSOPEN",
         "LESSCLOSE",
         "SSH_ASKPASS",
         "SUDO_ASKPASS",
         "CC",
         "CXX",
-        "MAKEFLAGS",
         "SHELL",
         "RUSTC",
         "RUSTC_WRAPPER",
+        "RUSTDOC",
         "ZDOTDIR",
+        "TMPDIR",
+        "INPUTRC",
+        "TERMINFO",
+        "GLOBIGNORE",
+        "POSIXLY_CORRECT",
     ];
     const PREFIXES: &[&str] = &[
         "LD_",
         "DYLD_",
         "GIT_",
-        "BASH_FUNC_",
+        "BASH_",
+        "XDG_",
         "NPM_CONFIG_",
         "npm_config_",
+        "YARN_",
         "CARGO_",
+        "RUSTUP_",
         "PYTHON",
+        "PIP_",
         "PERL",
         "RUBY",
+        "GEM_",
+        "BUNDLE_",
         "NODE_",
         "JAVA_",
         "_JAVA_",
+        "JDK_",
+        "MAVEN_",
+        "GRADLE_",
+        "GO",
+        "DOCKER_",
+        "KUBE",
+        "SSH_",
+        "GNUPG",
+        "GPG_",
     ];
-    EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
+    const SUFFIXES: &[&str] = &[
+        "PAGER",
+        "EDITOR",
+        "_CONFIG",
+        "_CONFIG_PATH",
+        "_CONFIG_FILE",
+        "_CONFIG_DIR",
+        "_CONFIG_HOME",
+        "_HOME",
+        "_PATH",
+        "_OPTIONS",
+        "_OPTS",
+        "FLAGS",
+        "_COMMAND",
+        "_CMD",
+        "_PROGRAM",
+        "_WRAPPER",
+        "_RC",
+        "RC_FILE",
+        "_ASKPASS",
+        "_PLUGINS",
+        "_PRELOAD",
+    ];
+    EXACT.contains(&name)
+        || PREFIXES.iter().any(|p| name.starts_with(p))
+        || SUFFIXES.iter().any(|p| name.ends_with(p))
+}
+
+/// Variables known to change only output, locale or logging.
+fn is_harmless_variable(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TERM",
+        "COLUMNS",
+        "LINES",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "COLORTERM",
+        "CI",
+        "DEBUG",
+        "VERBOSE",
+        "RUST_LOG",
+        "RUST_BACKTRACE",
+        "RUST_LIB_BACKTRACE",
+        "RUST_TEST_THREADS",
+        "RUST_MIN_STACK",
+        "CARGO_TERM_COLOR",
+        "CARGO_TERM_VERBOSE",
+        "CARGO_INCREMENTAL",
+        "NODE_ENV",
+        "PYTHONUNBUFFERED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONHASHSEED",
+        "PYTHONIOENCODING",
+        "PYTHONWARNINGS",
+        "GIT_PAGER_IN_USE",
+        "GIT_TERMINAL_PROMPT",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "GIT_COMMITTER_DATE",
+        "LOG_LEVEL",
+        "RAYON_NUM_THREADS",
+        "OMP_NUM_THREADS",
+        "HISTFILE",
+        "HISTSIZE",
+        "PORT",
+        "HOST",
+        "LOGNAME",
+        "USER",
+        "PWD",
+        "OLDPWD",
+        "SHLVL",
+    ];
+    EXACT.contains(&name) || name.starts_with("LC_")
+}
+
+/// A variable in a command's environment (`VAR=x cmd`, `env VAR=x cmd`,
+/// `export VAR=x`): every program may read it, so anything not known to
+/// be harmless is treated as changing what runs.
+fn exported_variable_is_risky(name: &str) -> bool {
+    !is_harmless_variable(name)
+}
+
+/// A shell variable set on its own (`VAR=x`): exported only when the
+/// environment already has it, which the names programs read usually are.
+fn shell_variable_is_risky(name: &str) -> bool {
+    is_dangerous_variable(name) && !is_harmless_variable(name)
 }
 
 /// Commands that may evaluate an argument as an array subscript, which runs
@@ -396,7 +722,7 @@ fn printf_sets_dangerous_variable(args: &[Arg]) -> bool {
         };
         if let Some(a) = name {
             let n = if v == "-v" { a.value.as_str() } else { &v[2..] };
-            if !a.literal || a.pattern || is_dangerous_variable(n) {
+            if !a.literal || a.pattern || shell_variable_is_risky(n) {
                 return true;
             }
             i += if v == "-v" { 2 } else { 1 };
@@ -424,20 +750,80 @@ fn is_startup_variable(name: &str) -> bool {
 const SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"];
 const FOREIGN_SHELLS: &[&str] = &["fish", "csh", "tcsh", "nu", "pwsh", "xonsh", "elvish"];
 
+/// A script being walked: its text, and how to find a span of it (the
+/// parser's positions count characters).
+struct Src<'a> {
+    text: &'a str,
+    /// The byte offset of every character, for a text that is not ASCII
+    /// and may hold arithmetic (the only place spans are needed).
+    offsets: Option<Vec<u32>>,
+}
+
+impl<'a> Src<'a> {
+    fn new(text: &'a str) -> Self {
+        let offsets = (!text.is_ascii() && text.contains("((")).then(|| {
+            text.char_indices()
+                .map(|(i, _)| u32::try_from(i).unwrap_or(u32::MAX))
+                .collect()
+        });
+        Src { text, offsets }
+    }
+
+    fn byte(&self, char_index: usize) -> usize {
+        match &self.offsets {
+            None => char_index.min(self.text.len()),
+            Some(table) => table
+                .get(char_index)
+                .map_or(self.text.len(), |&b| b as usize),
+        }
+    }
+
+    /// The text of a span (empty when the positions do not fit the text).
+    fn span(&self, loc: &brush_parser::SourceSpan) -> &'a str {
+        let start = self.byte(loc.start.index);
+        let end = self.byte(loc.end.index).max(start);
+        self.text.get(start..end).unwrap_or("")
+    }
+}
+
+/// How many wrappers of one simple command are looked through; past that
+/// the command is unanalysable (deny rules still see into it).
+const MAX_WRAPPERS: usize = 32;
+
 struct Analyzer {
     out: Analysis,
     depth: usize,
     options: ParserOptions,
-    /// The sources being parsed, innermost last (for source locations).
-    sources: Vec<String>,
+    /// Above zero while walking a string another program may run as code.
+    maybe: usize,
+    /// An assignment whose value the analysis cannot see (an expansion,
+    /// an ANSI-C escape, a command's output), as written.
+    dynamic_value: Option<String>,
+    /// A place where bash evaluates a variable's value as code: arithmetic
+    /// naming a variable, `${!x}`, `${x@P}`, a non-literal subscript.
+    evaluates_names: Option<String>,
 }
 
 impl Analyzer {
+    /// Records a part; inside a string another program may run, it only
+    /// counts for deny and ask rules.
+    fn push(&mut self, mut part: Part) {
+        if self.maybe > 0 {
+            match &mut part {
+                Part::Command(c) => c.maybe = true,
+                Part::Write(w) => w.maybe = true,
+                Part::Opaque(o) => o.maybe = true,
+            }
+        }
+        self.out.parts.push(part);
+    }
+
     fn opaque(&mut self, text: &str, why: impl Into<String>) {
-        self.out.parts.push(Part::Opaque(OpaquePart {
+        self.push(Part::Opaque(OpaquePart {
             text: text.to_owned(),
             views: vec![crate::rule::normalise_space(text)],
             why: why.into(),
+            maybe: false,
         }));
     }
 
@@ -462,11 +848,10 @@ impl Analyzer {
         }));
         match parsed {
             Ok(Ok(program)) => {
-                self.sources.push(src.to_owned());
+                let source = Src::new(src);
                 for list in &program.complete_commands {
-                    self.list(list);
+                    self.list(list, &source);
                 }
-                self.sources.pop();
             }
             Ok(Err(err)) => self.opaque(src, format!("bash cannot parse it ({err})")),
             Err(_) => self.opaque(src, "the parser failed on it"),
@@ -474,60 +859,70 @@ impl Analyzer {
         self.depth -= 1;
     }
 
-    fn list(&mut self, list: &ast::CompoundList) {
+    /// Walks a string that a program we do not know may run as shell code
+    /// (`ssh host 'rm x'`, `tmux new 'rm x'`): what it finds counts only
+    /// for deny and ask rules.
+    fn maybe_script(&mut self, text: &str) {
+        self.maybe += 1;
+        let changes_dir = self.out.changes_dir;
+        self.script(text);
+        self.out.changes_dir = changes_dir;
+        self.maybe -= 1;
+    }
+
+    fn list(&mut self, list: &ast::CompoundList, src: &Src) {
         for item in &list.0 {
             let and_or = &item.0;
-            self.pipeline(&and_or.first);
+            self.pipeline(&and_or.first, src);
             for next in &and_or.additional {
                 match next {
-                    ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p),
+                    ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p, src),
                 }
             }
         }
     }
 
-    fn pipeline(&mut self, pipeline: &ast::Pipeline) {
+    fn pipeline(&mut self, pipeline: &ast::Pipeline, src: &Src) {
         for command in &pipeline.seq {
-            self.command_node(command);
+            self.command_node(command, src);
         }
     }
 
-    fn command_node(&mut self, command: &ast::Command) {
+    fn command_node(&mut self, command: &ast::Command, src: &Src) {
         match command {
-            ast::Command::Simple(simple) => self.simple(simple),
+            ast::Command::Simple(simple) => self.simple(simple, src),
             ast::Command::Compound(compound, redirects) => {
-                self.compound(compound);
-                self.redirect_list(redirects.as_ref());
+                self.compound(compound, src);
+                self.redirect_list(redirects.as_ref(), src);
             }
             ast::Command::Function(def) => {
-                self.compound(&def.body.0);
-                self.redirect_list(def.body.1.as_ref());
+                self.compound(&def.body.0, src);
+                self.redirect_list(def.body.1.as_ref(), src);
             }
             ast::Command::ExtendedTest(test, redirects) => {
                 self.extended_test(&test.expr);
-                self.redirect_list(redirects.as_ref());
+                self.redirect_list(redirects.as_ref(), src);
             }
         }
     }
 
-    fn redirect_list(&mut self, redirects: Option<&ast::RedirectList>) {
+    fn redirect_list(&mut self, redirects: Option<&ast::RedirectList>, src: &Src) {
         if let Some(list) = redirects {
             let mut stdin = None;
             for r in &list.0 {
-                self.redirect(r, &mut stdin);
+                self.redirect(r, &mut stdin, src);
             }
         }
     }
 
-    fn compound(&mut self, compound: &ast::CompoundCommand) {
+    fn compound(&mut self, compound: &ast::CompoundCommand, src: &Src) {
         use ast::CompoundCommand as C;
         match compound {
             C::Arithmetic(a) => {
                 let exprs = [a.expr.value.as_str()];
-                if !self.plain_arithmetic(&a.loc, "", &exprs) {
-                    let text = self.source_text(&a.loc);
+                if !plain_arithmetic(src.span(&a.loc), "", &exprs) {
                     self.opaque(
-                        &text,
+                        &span_text(src, &a.loc),
                         "arithmetic can run code, or it is not really arithmetic",
                     );
                 }
@@ -539,25 +934,30 @@ impl Analyzer {
                     .flatten()
                     .map(|e| e.value.as_str())
                     .collect();
-                if !self.plain_arithmetic(&f.loc, "for", &exprs) {
-                    let text = self.source_text(&f.loc);
+                if !plain_arithmetic(src.span(&f.loc), "for", &exprs) {
                     self.opaque(
-                        &text,
+                        &span_text(src, &f.loc),
                         "arithmetic can run code, or it is not really arithmetic",
                     );
                 }
                 for e in exprs {
                     self.arithmetic(e);
                 }
-                self.list(&f.body.list);
+                self.list(&f.body.list, src);
             }
-            C::BraceGroup(b) => self.list(&b.list),
-            C::Subshell(s) => self.list(&s.list),
+            C::BraceGroup(b) => self.list(&b.list, src),
+            C::Subshell(s) => self.list(&s.list, src),
             C::ForClause(f) => {
+                let mut dynamic = false;
                 for w in f.values.iter().flatten() {
-                    self.word(&w.value);
+                    let arg = self.word(&w.value);
+                    dynamic |= !arg.literal || arg.pattern || !value_is_inert(&arg.value);
                 }
-                self.list(&f.body.list);
+                if dynamic {
+                    // The loop variable takes values the analysis cannot see.
+                    self.note_dynamic_value(&format!("for {} in …", f.variable_name));
+                }
+                self.list(&f.body.list, src);
             }
             C::CaseClause(c) => {
                 self.word(&c.value.value);
@@ -566,138 +966,44 @@ impl Analyzer {
                         self.word(&p.value);
                     }
                     if let Some(cmd) = &item.cmd {
-                        self.list(cmd);
+                        self.list(cmd, src);
                     }
                 }
             }
             C::IfClause(i) => {
-                self.list(&i.condition);
-                self.list(&i.then);
+                self.list(&i.condition, src);
+                self.list(&i.then, src);
                 for e in i.elses.iter().flatten() {
                     if let Some(c) = &e.condition {
-                        self.list(c);
+                        self.list(c, src);
                     }
-                    self.list(&e.body);
+                    self.list(&e.body, src);
                 }
             }
             C::WhileClause(w) | C::UntilClause(w) => {
-                self.list(&w.0);
-                self.list(&w.1.list);
+                self.list(&w.0, src);
+                self.list(&w.1.list, src);
             }
-            C::Coprocess(c) => self.command_node(&c.body),
+            C::Coprocess(c) => self.command_node(&c.body, src),
         }
     }
 
-    /// The source text of a span of the script being walked (best effort).
-    fn source_text(&self, loc: &brush_parser::SourceSpan) -> String {
-        let Some(src) = self.sources.last() else {
-            return String::from("((…))");
-        };
-        let start = loc.start.index;
-        let len = loc.end.index.saturating_sub(start);
-        let text: String = src.chars().skip(start).take(len).collect();
-        if text.trim().is_empty() {
-            String::from("((…))")
-        } else {
-            text
+    fn note_dynamic_value(&mut self, text: &str) {
+        if self.dynamic_value.is_none() {
+            self.dynamic_value = Some(text.to_owned());
         }
     }
 
-    /// Whether an arithmetic command (`keyword` empty) or arithmetic `for`
-    /// is provably real `((…))` arithmetic that cannot run code: its source
-    /// starts with two adjacent `((` (after `keyword`), runs to the `))`
-    /// bash would end it at, uses only operator characters (no `[`, `$`,
-    /// backtick, quote), and holds exactly the expressions parsed.
-    fn plain_arithmetic(
-        &self,
-        loc: &brush_parser::SourceSpan,
-        keyword: &str,
-        exprs: &[&str],
-    ) -> bool {
-        let Some(src) = self.sources.last() else {
-            return false;
-        };
-        let span: Vec<char> = src
-            .chars()
-            .skip(loc.start.index)
-            .take(loc.end.index.saturating_sub(loc.start.index))
-            .collect();
-        let text: String = span.iter().collect();
-        let Some(rest) = text.strip_prefix(keyword) else {
-            return false;
-        };
-        let rest = if keyword.is_empty() {
-            rest
-        } else {
-            rest.trim_start_matches([' ', '\t'])
-        };
-        let Some(body) = rest.strip_prefix("((") else {
-            return false;
-        };
-        let chars: Vec<char> = body.chars().collect();
-        let mut depth = 0usize;
-        let mut end = None;
-        for (i, &c) in chars.iter().enumerate() {
-            let safe = c.is_ascii_alphanumeric()
-                || matches!(
-                    c,
-                    ' ' | '\t'
-                        | '_'
-                        | '+'
-                        | '-'
-                        | '*'
-                        | '/'
-                        | '%'
-                        | '<'
-                        | '>'
-                        | '='
-                        | '!'
-                        | '&'
-                        | '|'
-                        | '^'
-                        | '~'
-                        | '?'
-                        | ':'
-                        | ','
-                        | '('
-                        | ')'
-                )
-                || (c == ';' && !keyword.is_empty());
-            if !safe {
-                return false;
-            }
-            match c {
-                '(' => depth += 1,
-                ')' if depth > 0 => depth -= 1,
-                ')' => {
-                    if chars.get(i + 1) == Some(&')') {
-                        end = Some(i);
-                        break;
-                    }
-                    return false;
-                }
-                _ => {}
-            }
+    fn note_evaluation(&mut self, text: &str) {
+        if self.evaluates_names.is_none() {
+            self.evaluates_names = Some(text.to_owned());
         }
-        let Some(end) = end else {
-            return false;
-        };
-        let inner: String = chars[..end].iter().collect();
-        if keyword.is_empty() {
-            // The command ends right after the `))`.
-            let after: String = chars[end + 2..].iter().collect();
-            return after.trim().is_empty() && exprs.len() == 1 && inner.trim() == exprs[0];
-        }
-        let pieces: Vec<&str> = inner.split(';').map(str::trim).collect();
-        let parsed: Vec<&str> = exprs.iter().copied().filter(|e| !e.is_empty()).collect();
-        let written: Vec<&str> = pieces.iter().copied().filter(|e| !e.is_empty()).collect();
-        pieces.len() == 3 && parsed == written
     }
 
     /// An operand that bash may evaluate as an array subscript (`a[$(…)]`)
     /// runs the code in it: unanalysable.
     fn subscript_code(&mut self, raw: &str) -> bool {
-        if raw.contains('[') && raw.contains(['$', '`']) {
+        if raw.contains('[') && raw.contains(['$', '`', '\\']) {
             self.opaque(raw, "an array subscript in it can run code");
             return true;
         }
@@ -719,24 +1025,31 @@ impl Analyzer {
                     self.word(&w.value);
                     self.subscript_code(&w.value);
                 }
-                E::BinaryTest(_, a, b) => {
+                E::BinaryTest(op, a, b) => {
                     self.word(&a.value);
                     self.word(&b.value);
                     self.subscript_code(&a.value);
                     self.subscript_code(&b.value);
+                    if is_arithmetic_test(op) {
+                        // `-eq` and friends evaluate both sides as arithmetic.
+                        for w in [&a.value, &b.value] {
+                            if names_a_variable(w) {
+                                self.note_evaluation(&format!("[[ {} {} ]]", a.value, b.value));
+                            }
+                        }
+                    }
                 }
             }
         }
     }
 
-    fn simple(&mut self, cmd: &ast::SimpleCommand) {
+    fn simple(&mut self, cmd: &ast::SimpleCommand, src: &Src) {
         let mut words: Vec<Arg> = Vec::new();
-        let mut env: Vec<String> = Vec::new();
-        let mut dangerous_env = false;
+        let mut env: Vec<(String, String)> = Vec::new();
         let mut stdin: Option<Stdin> = None;
         let prefix = cmd.prefix.iter().flat_map(|p| p.0.iter());
         for item in prefix {
-            self.item(item, &mut words, &mut env, &mut dangerous_env, &mut stdin);
+            self.item(item, &mut words, &mut env, &mut stdin, src);
         }
         if let Some(w) = &cmd.word_or_name {
             let arg = self.word(&w.value);
@@ -744,75 +1057,93 @@ impl Analyzer {
         }
         let suffix = cmd.suffix.iter().flat_map(|s| s.0.iter());
         for item in suffix {
-            self.item(item, &mut words, &mut env, &mut dangerous_env, &mut stdin);
+            self.item(item, &mut words, &mut env, &mut stdin, src);
         }
+        let texts: Vec<String> = env.iter().map(|(_, text)| text.clone()).collect();
         if words.is_empty() {
-            // Assignments or redirections alone.
-            if dangerous_env {
+            // Assignments or redirections alone: shell variables, exported
+            // only when the environment already has them.
+            if env.iter().any(|(name, _)| shell_variable_is_risky(name)) {
                 self.opaque(
-                    &env.join(" "),
+                    &texts.join(" "),
                     "it sets a variable that changes what later commands run",
                 );
             }
             return;
         }
-        self.command(words, env, dangerous_env, stdin);
+        // Assignments before a command are in its environment.
+        let dangerous_env = env.iter().any(|(name, _)| exported_variable_is_risky(name));
+        self.command(words, texts, dangerous_env, stdin);
     }
 
     fn item(
         &mut self,
         item: &ast::CommandPrefixOrSuffixItem,
         words: &mut Vec<Arg>,
-        env: &mut Vec<String>,
-        dangerous_env: &mut bool,
+        env: &mut Vec<(String, String)>,
         stdin: &mut Option<Stdin>,
+        src: &Src,
     ) {
         use ast::CommandPrefixOrSuffixItem as I;
         match item {
-            I::IoRedirect(r) => self.redirect(r, stdin),
+            I::IoRedirect(r) => self.redirect(r, stdin, src),
             I::Word(w) => {
                 let arg = self.word(&w.value);
                 words.push(arg);
             }
             I::AssignmentWord(assignment, w) => {
                 if words.is_empty() {
-                    let (text, dangerous) = self.assignment(assignment, &w.value);
-                    *dangerous_env |= dangerous;
-                    env.push(text);
+                    let name = self.assignment(assignment, &w.value);
+                    env.push((name, w.value.clone()));
                 } else {
                     // An argument that looks like an assignment (`export X=1`).
                     let arg = self.word(&w.value);
-                    if assignment_name(&arg).is_some_and(|n| is_startup_variable(&n)) {
-                        self.opaque(&arg.raw, "it sets a shell's startup file");
-                    }
-                    if arg.literal && (arg.value.contains("$(") || arg.value.contains('`')) {
-                        self.opaque(
-                            &arg.raw,
-                            "it stores code in a variable that arithmetic could run",
-                        );
-                    }
+                    self.assignment_argument(&words[0], &arg);
                     words.push(arg);
                 }
             }
             I::ProcessSubstitution(kind, sub) => {
-                self.list(&sub.list);
+                self.list(&sub.list, src);
                 let text = match kind {
                     ast::ProcessSubstitutionKind::Read => "<(…)",
                     ast::ProcessSubstitutionKind::Write => ">(…)",
                 };
-                words.push(Arg {
-                    value: text.to_owned(),
-                    raw: text.to_owned(),
-                    literal: false,
-                    pattern: false,
-                });
+                words.push(Arg::unknown(text));
             }
         }
     }
 
-    /// Walks an assignment's value; returns its text and whether it sets a
-    /// dangerous variable (or stores code that arithmetic could run).
-    fn assignment(&mut self, assignment: &ast::Assignment, raw: &str) -> (String, bool) {
+    /// An assignment given to `export`, `declare`, `local`, … as an argument.
+    fn assignment_argument(&mut self, command: &Arg, arg: &Arg) {
+        let Some(name) = assignment_name(arg) else {
+            return;
+        };
+        // `declare -x` exports too; count `declare` and `typeset` as exporting.
+        let exported = matches!(command.value.as_str(), "export" | "declare" | "typeset");
+        if is_startup_variable(&name) {
+            self.opaque(&arg.raw, "it sets a shell's startup file");
+        } else if (exported && exported_variable_is_risky(&name)) || shell_variable_is_risky(&name)
+        {
+            self.opaque(
+                &arg.raw,
+                "it sets a variable that changes what later commands run",
+            );
+        }
+        let value = arg.value.split_once('=').map_or("", |(_, v)| v);
+        if arg.literal && (value.contains("$(") || value.contains('`')) {
+            self.opaque(
+                &arg.raw,
+                "it stores code in a variable that arithmetic could run",
+            );
+        }
+        if !arg.literal || !value_is_inert(value) {
+            self.note_dynamic_value(&arg.raw);
+        }
+    }
+
+    /// Walks an assignment's value; returns the variable's name. Notes a
+    /// value the analysis cannot see, and refuses one that stores code.
+    fn assignment(&mut self, assignment: &ast::Assignment, raw: &str) -> String {
         let name = match &assignment.name {
             ast::AssignmentName::VariableName(n) => n.as_str(),
             ast::AssignmentName::ArrayElementName(n, index) => {
@@ -844,39 +1175,61 @@ impl Analyzer {
                 "it stores code in a variable that arithmetic could run",
             );
         }
-        (raw.to_owned(), is_dangerous_variable(name))
+        if values
+            .iter()
+            .any(|v| !v.literal || v.pattern || !value_is_inert(&v.value))
+        {
+            self.note_dynamic_value(raw);
+        }
+        name.to_owned()
     }
 
     /// Looks through wrappers, handles the commands that run other commands
     /// or write files, and records the simple command.
     fn command(
         &mut self,
-        mut argv: Vec<Arg>,
+        argv: Vec<Arg>,
         env: Vec<String>,
         dangerous_env: bool,
         stdin: Option<Stdin>,
     ) {
+        let Some(mut argv) = self.expand_braces(argv, &env) else {
+            return;
+        };
         let mut privileged = dangerous_env;
-        let mut views: Vec<String> = Vec::new();
-        let full = render(&argv);
-        if !env.is_empty() {
-            views.push(format!("{} {}", env.join(" "), full));
-        }
-        views.push(full);
+        let env_text = env.join(" ");
+        // The command as written, rendered once: every step of looking
+        // through wrappers is a suffix of it, so no step renders again.
+        let (written, offsets) = render_from(&env_text, &argv);
         // What makes the command privileged, as written (`sudo -u x`,
         // `LD_PRELOAD=y`): an allow rule must match it followed by the
         // looked-through command, so a wrapper's rule never allows it.
         let mut priv_prefix: Vec<String> = Vec::new();
         if dangerous_env {
-            priv_prefix.push(env.join(" "));
+            priv_prefix.push(env_text.clone());
         }
         let mut start = 0usize;
+        let mut wrappers = 0usize;
+        let mut runs_nothing = false;
         loop {
             let Some(name) = argv[start].exact() else {
-                let text = render(&argv[start..]);
-                self.opaque_with_views(&text, views, "the command name is not a literal word");
+                self.opaque_command(
+                    &written,
+                    &argv,
+                    start,
+                    "the command name is not a literal word",
+                );
                 return;
             };
+            if wrappers == MAX_WRAPPERS {
+                self.opaque_command(
+                    &written,
+                    &argv,
+                    start,
+                    "it has more wrappers than the analysis follows",
+                );
+                return;
+            }
             let rest = &argv[start + 1..];
             let skip = match basename(name) {
                 "timeout" => with_positional(strict_options(rest, &TIMEOUT)),
@@ -952,7 +1305,15 @@ impl Analyzer {
                                     Skip::Inner(i)
                                 }
                             }
-                            _ => Ok::<_, &'static str>((i, opts)).into(),
+                            Some(_) => Skip::NoCommand,
+                            None => {
+                                if cmd_at < argv.len() {
+                                    // xargs appends words read from its input
+                                    // to the command: arguments not known.
+                                    argv.push(Arg::unknown("…"));
+                                }
+                                Skip::Inner(i)
+                            }
                         }
                     }
                     Err(why) => Skip::Opaque(why),
@@ -998,7 +1359,7 @@ impl Analyzer {
                         let dangerous: Vec<Arg> = own[1..]
                             .iter()
                             .filter(|a| {
-                                assignment_name(a).is_some_and(|n| is_dangerous_variable(&n))
+                                assignment_name(a).is_some_and(|n| exported_variable_is_risky(&n))
                             })
                             .cloned()
                             .collect();
@@ -1007,75 +1368,112 @@ impl Analyzer {
                         }
                     }
                     start += 1 + n;
-                    views.push(render(&argv[start..]));
+                    wrappers += 1;
                 }
                 Skip::Opaque(why) => {
-                    let text = render(&argv[start..]);
-                    self.opaque_with_views(&text, views, why);
+                    self.opaque_command(&written, &argv, start, why);
                     return;
                 }
-                Skip::Inner(_) | Skip::NoCommand | Skip::Positional(_) => break,
+                Skip::NoCommand => {
+                    // `command -v rm`, `env`: the words name nothing to run.
+                    runs_nothing = true;
+                    break;
+                }
+                Skip::Inner(_) | Skip::Positional(_) => break,
             }
         }
         let inner = &argv[start..];
         let Some(name) = inner[0].exact().map(str::to_owned) else {
-            let text = render(inner);
-            self.opaque_with_views(&text, views, "the command name is not a literal word");
+            self.opaque_command(
+                &written,
+                &argv,
+                start,
+                "the command name is not a literal word",
+            );
             return;
         };
         let base = basename(&name).to_owned();
-        let text = render(inner);
-        if name.contains('/') {
-            let mut unpathed = inner.to_vec();
-            unpathed[0] = Arg::plain(&base);
-            views.push(render(&unpathed));
-        }
-        if views.last() != Some(&text) {
-            views.push(text.clone());
-        }
+        // The synthetic word xargs appends is not in `written`.
+        let at = offsets.get(start).copied().unwrap_or(written.len());
+        let text = if inner.last().is_some_and(|a| a.raw == "…" && !a.literal)
+            && offsets.len() < argv.len()
+        {
+            format!("{} …", &written[at..])
+        } else {
+            written[at..].to_owned()
+        };
+        let name_end = at + inner[0].display().len();
+        let mut views = Vec::new();
         let allow_form = if privileged {
             if priv_prefix.is_empty() {
                 // Privileged in a way we did not record: only as written.
-                views[0].clone()
+                written.clone()
             } else {
                 format!("{} {}", priv_prefix.join(" "), text)
             }
         } else {
             text.clone()
         };
-        if !views.contains(&allow_form) {
+        if allow_form != text {
             views.push(allow_form.clone());
         }
-        views.dedup();
         let mut allow = Some(allow_form);
         let mut read_only = !privileged && !name.contains('/') && read_only(inner);
+        let mut note = None;
         if SUBSCRIPT_COMMANDS.contains(&base.as_str())
             && inner[1..]
                 .iter()
-                .any(|a| a.raw.contains('[') && a.raw.contains(['$', '`']))
+                .any(|a| a.raw.contains('[') && a.raw.contains(['$', '`', '\\']))
         {
-            self.opaque_with_views(&text, views, "an array subscript in it can run code");
+            self.opaque_command(
+                &written,
+                &argv,
+                start,
+                "an array subscript in it can run code",
+            );
             return;
         }
         if base == "printf" && printf_sets_dangerous_variable(&inner[1..]) {
-            self.opaque_with_views(
-                &text,
-                views,
+            self.opaque_command(
+                &written,
+                &argv,
+                start,
                 "it sets a variable that changes what later commands run",
             );
             return;
         }
+        if let Some(why) = self.reads_into_risky_variable(&base, &inner[1..]) {
+            self.opaque_command(&written, &argv, start, why);
+            return;
+        }
+        // What options and script arguments make the program do.
+        let mut effects = commands::effects(&base, &inner[1..]);
+        if let Some(why) = effects.iter().find_map(|e| match e {
+            commands::Effect::Code(why) => Some(*why),
+            _ => None,
+        }) {
+            self.opaque_command(&written, &argv, start, why);
+            return;
+        }
+        for effect in effects.drain(..) {
+            if let commands::Effect::Write(target, op) = effect {
+                read_only = false;
+                self.write(target, op);
+            }
+        }
+        let mut precise = false;
         match base.as_str() {
             b if SHELLS.contains(&b) => match self.shell(inner, stdin.as_ref()) {
                 ShellUse::Script => {
+                    precise = true;
                     if !privileged {
                         allow = None;
                     }
                     read_only = !privileged;
                 }
-                ShellUse::File => {}
+                ShellUse::File => note = Some(commands::SCRIPT_NOTE),
                 ShellUse::Opaque(why) => {
-                    self.opaque_with_views(&text, views, why);
+                    self.opaque_command(&written, &argv, start, why);
                     return;
                 }
             },
@@ -1085,7 +1483,12 @@ impl Analyzer {
                     .skip(1)
                     .any(|a| a.value.starts_with('-') && a.value.contains('c')) =>
             {
-                self.opaque_with_views(&text, views, "it runs code in a shell we do not parse");
+                self.opaque_command(
+                    &written,
+                    &argv,
+                    start,
+                    "it runs code in a shell we do not parse",
+                );
                 return;
             }
             "eval" => {
@@ -1093,12 +1496,18 @@ impl Analyzer {
                 if args.iter().all(|a| a.literal) {
                     let script: Vec<&str> = args.iter().map(|a| a.value.as_str()).collect();
                     self.script(&script.join(" "));
+                    precise = true;
                     if !privileged {
                         allow = None;
                     }
                     read_only = !privileged;
                 } else {
-                    self.opaque_with_views(&text, views, "eval of a string that is not literal");
+                    self.opaque_command(
+                        &written,
+                        &argv,
+                        start,
+                        "eval of a string that is not literal",
+                    );
                     return;
                 }
             }
@@ -1108,14 +1517,16 @@ impl Analyzer {
                     if !first.value.starts_with('-') && args.len() >= 2 {
                         if first.literal {
                             self.script(&first.value);
+                            precise = true;
                             if !privileged {
                                 allow = None;
                             }
                             read_only = !privileged;
                         } else {
-                            self.opaque_with_views(
-                                &text,
-                                views,
+                            self.opaque_command(
+                                &written,
+                                &argv,
+                                start,
                                 "trap with code that is not literal",
                             );
                             return;
@@ -1126,9 +1537,10 @@ impl Analyzer {
             "find" => match self.find(inner) {
                 Some(ro) => read_only &= ro,
                 None => {
-                    self.opaque_with_views(
-                        &text,
-                        views,
+                    self.opaque_command(
+                        &written,
+                        &argv,
+                        start,
                         "find with an expression word that is not a plain literal",
                     );
                     return;
@@ -1140,19 +1552,27 @@ impl Analyzer {
                     allow = None;
                 }
             }
-            "cd" | "pushd" | "popd" => self.out.changes_dir = true,
+            // Inside another program's string, a `cd` moves nothing here.
+            "cd" | "pushd" | "popd" if self.maybe == 0 => self.out.changes_dir = true,
             "source" | "."
                 if inner
                     .get(1)
                     .is_some_and(|a| a.exact().is_none_or(reads_a_stream)) =>
             {
-                self.opaque_with_views(&text, views, "it runs a script whose path is not literal");
+                self.opaque_command(
+                    &written,
+                    &argv,
+                    start,
+                    "it runs a script whose path is not literal",
+                );
                 return;
             }
+            "source" | "." => note = Some(commands::SCRIPT_NOTE),
             "alias" if inner.iter().skip(1).any(|a| a.value.contains('=')) => {
-                self.opaque_with_views(
-                    &text,
-                    views,
+                self.opaque_command(
+                    &written,
+                    &argv,
+                    start,
                     "it defines an alias, which can change what later commands run",
                 );
                 return;
@@ -1163,23 +1583,38 @@ impl Analyzer {
                     .skip(1)
                     .any(|a| a.value.starts_with('-') && a.value.contains('p')) =>
             {
-                self.opaque_with_views(&text, views, "it sets the program a command name runs");
+                self.opaque_command(
+                    &written,
+                    &argv,
+                    start,
+                    "it sets the program a command name runs",
+                );
                 return;
             }
             "enable" if inner.len() > 1 => {
-                self.opaque_with_views(&text, views, "it loads or disables shell builtins");
+                self.opaque_command(
+                    &written,
+                    &argv,
+                    start,
+                    "it loads or disables shell builtins",
+                );
                 return;
             }
             "watch" => match watch_command(inner) {
                 WatchUse::Script(script) => {
                     self.script(&script);
+                    precise = true;
                     if !privileged {
                         allow = None;
                     }
                     read_only = !privileged;
                 }
                 WatchUse::Exec(words) => {
-                    self.command(words, Vec::new(), false, None);
+                    if self.enter(&text) {
+                        self.command(words, Vec::new(), false, None);
+                        self.depth -= 1;
+                    }
+                    precise = true;
                     if !privileged {
                         allow = None;
                     }
@@ -1187,9 +1622,10 @@ impl Analyzer {
                 }
                 WatchUse::Nothing => {}
                 WatchUse::Opaque => {
-                    self.opaque_with_views(
-                        &text,
-                        views,
+                    self.opaque_command(
+                        &written,
+                        &argv,
+                        start,
                         "watch runs a command that is not literal",
                     );
                     return;
@@ -1197,24 +1633,110 @@ impl Analyzer {
             },
             _ => {}
         }
-        self.out.parts.push(Part::Command(CommandPart {
+        if note.is_none() {
+            note = commands::interpreter_note(&base);
+        }
+        // A program not known to take only data may run what its arguments
+        // say: deny and ask rules look for their commands in them.
+        let arguments = if precise || runs_nothing || commands::takes_only_data(&base, &inner[1..])
+        {
+            None
+        } else {
+            for a in &inner[1..] {
+                if a.literal && a.value.contains(SHELL_CODE_BYTES) {
+                    self.maybe_script(&a.value);
+                }
+            }
+            (inner.len() > 1).then(|| flat(&inner[1..]))
+        };
+        self.push(Part::Command(CommandPart {
             text,
             views,
+            written,
+            name_end,
+            arguments,
             allow,
             read_only,
+            maybe: false,
+            note,
         }));
     }
 
-    fn opaque_with_views(&mut self, text: &str, mut views: Vec<String>, why: &str) {
-        let t = crate::rule::normalise_space(text);
-        if !views.contains(&t) {
-            views.push(t);
-        }
-        self.out.parts.push(Part::Opaque(OpaquePart {
-            text: text.to_owned(),
+    /// Records a simple command we cannot analyse, from its words: deny and
+    /// ask rules see the command as written and every word in it.
+    fn opaque_command(&mut self, written: &str, argv: &[Arg], start: usize, why: &str) {
+        let text = render(&argv[start..]);
+        let views = vec![written.to_owned(), flat(argv)];
+        self.push(Part::Opaque(OpaquePart {
+            text,
             views,
             why: why.to_owned(),
+            maybe: false,
         }));
+    }
+
+    /// `read`, `mapfile`, `readarray`: variables get values from input (not
+    /// known); into a variable that changes what runs, unanalysable.
+    fn reads_into_risky_variable(&mut self, base: &str, args: &[Arg]) -> Option<&'static str> {
+        if !matches!(base, "read" | "mapfile" | "readarray") {
+            return None;
+        }
+        self.note_dynamic_value(base);
+        let risky = args.iter().any(|a| {
+            let v = a.value.as_str();
+            if v.starts_with('-') {
+                return false;
+            }
+            let name = v.split('[').next().unwrap_or(v);
+            !a.literal || shell_variable_is_risky(name) || is_startup_variable(name)
+        });
+        risky.then_some("it reads input into a variable that changes what later commands run")
+    }
+
+    /// Brace expansion, as bash does it before anything else: `{rm,-rf,x}`
+    /// is `rm -rf x`. A word whose expansion the analysis cannot prove (a
+    /// quoted or expanded member, too many results) makes the command
+    /// unanalysable; `None` then.
+    fn expand_braces(&mut self, argv: Vec<Arg>, env: &[String]) -> Option<Vec<Arg>> {
+        if !argv.iter().any(|a| a.brace) {
+            return Some(argv);
+        }
+        let mut out: Vec<Arg> = Vec::with_capacity(argv.len() + 8);
+        for a in &argv {
+            if !a.brace {
+                out.push(a.clone());
+                continue;
+            }
+            let provable = a.literal
+                && a.raw.len() <= MAX_BRACE_WORD
+                && !a.raw.contains(['\'', '"', '\\', '$', '`']);
+            let mut words = Vec::new();
+            if !provable || !brace_expand(&a.raw, &mut words, MAX_BRACE_WORDS) {
+                let written = format!("{} {}", env.join(" "), render(&argv));
+                self.opaque_command(
+                    written.trim_start(),
+                    &argv,
+                    0,
+                    "brace expansion the analysis cannot follow (a quoted or expanded member, or too many words)",
+                );
+                // Deny rules see the members as the words they may become.
+                if let Some(Part::Opaque(o)) = self.out.parts.last_mut() {
+                    o.views.push(flat(&argv).replace(['{', '}', ','], " "));
+                }
+                return None;
+            }
+            for w in words {
+                let pattern = has_glob(&w);
+                out.push(Arg {
+                    value: w.clone(),
+                    raw: w,
+                    literal: true,
+                    pattern,
+                    brace: false,
+                });
+            }
+        }
+        Some(out)
     }
 
     fn skip_env(&mut self, rest: &[Arg], privileged: &mut bool) -> Skip {
@@ -1299,7 +1821,7 @@ impl Analyzer {
                     return Skip::Opaque("it sets a shell's startup file");
                 }
                 Some(name) => {
-                    if is_dangerous_variable(&name) {
+                    if exported_variable_is_risky(&name) {
                         *privileged = true;
                     }
                     i += 1;
@@ -1409,7 +1931,7 @@ impl Analyzer {
                     if w.exact().is_none() || w.raw.contains("$'") {
                         return None;
                     }
-                    if matches!(w.value.as_str(), ";" | "+") {
+                    if ends_exec(args, k - 1) {
                         break;
                     }
                 }
@@ -1460,9 +1982,7 @@ impl Analyzer {
                     read_only = false;
                     let from = i + 1;
                     let mut end = from;
-                    while end < args.len()
-                        && !(args[end].literal && matches!(args[end].value.as_str(), ";" | "+"))
-                    {
+                    while end < args.len() && !ends_exec(args, end) {
                         end += 1;
                     }
                     if end > from {
@@ -1477,7 +1997,10 @@ impl Analyzer {
                                 w.literal = false;
                             }
                         }
-                        self.command(words, Vec::new(), false, None);
+                        if self.enter(&words[0].value) {
+                            self.command(words, Vec::new(), false, None);
+                            self.depth -= 1;
+                        }
                     }
                     i = end + 1;
                 }
@@ -1531,63 +2054,74 @@ impl Analyzer {
             }
         }
         let literal = target.literal && !target.pattern;
-        self.out.parts.push(Part::Write(WritePart {
+        self.push(Part::Write(WritePart {
             target: if literal { target.value } else { target.raw },
             literal,
             op,
+            maybe: false,
         }));
     }
 
-    fn redirect(&mut self, r: &ast::IoRedirect, stdin: &mut Option<Stdin>) {
+    fn redirect(&mut self, r: &ast::IoRedirect, stdin: &mut Option<Stdin>, src: &Src) {
         use ast::IoFileRedirectKind as K;
         use ast::IoFileRedirectTarget as T;
         match r {
-            ast::IoRedirect::File(fd, kind, target) => match target {
-                T::Filename(w) => {
-                    let arg = self.word(&w.value);
-                    if arg.value.starts_with("/dev/tcp/") || arg.value.starts_with("/dev/udp/") {
-                        self.opaque(&arg.raw, "the redirection opens a network connection");
-                        return;
-                    }
-                    match kind {
-                        K::Write => self.write(arg, ">"),
-                        K::Append => self.write(arg, ">>"),
-                        K::Clobber => self.write(arg, ">|"),
-                        K::ReadAndWrite => self.write(arg, "<>"),
-                        K::Read => {
-                            if fd.is_none_or(|f| f == 0) {
-                                *stdin = Some(Stdin::Unknown);
-                            }
+            ast::IoRedirect::File(fd, kind, target) => {
+                let input = matches!(kind, K::Read | K::ReadAndWrite | K::DuplicateInput);
+                if fd.map_or(input, |f| f == 0) {
+                    // The last redirection of descriptor 0 is what a
+                    // shell reading its script from stdin reads.
+                    *stdin = Some(Stdin::Unknown);
+                }
+                match target {
+                    T::Filename(w) => {
+                        let arg = self.word(&w.value);
+                        if arg.value.starts_with("/dev/tcp/") || arg.value.starts_with("/dev/udp/")
+                        {
+                            self.opaque(&arg.raw, "the redirection opens a network connection");
+                            return;
                         }
-                        K::DuplicateInput | K::DuplicateOutput => {}
+                        match kind {
+                            K::Write => self.write(arg, ">"),
+                            K::Append => self.write(arg, ">>"),
+                            K::Clobber => self.write(arg, ">|"),
+                            K::ReadAndWrite => self.write(arg, "<>"),
+                            K::Read if !arg.literal && !starts_with_literal_name(&arg.raw) => {
+                                self.opaque(
+                                    &arg.raw,
+                                    "it reads from a path the analysis cannot see, which could open a network connection (/dev/tcp/…)",
+                                );
+                            }
+                            K::Read | K::DuplicateInput | K::DuplicateOutput => {}
+                        }
+                    }
+                    T::Fd(_) => {}
+                    T::ProcessSubstitution(_, sub) => self.list(&sub.list, src),
+                    T::Duplicate(w) => {
+                        let arg = self.word(&w.value);
+                        let is_fd = arg.literal && {
+                            let v = arg.value.strip_suffix('-').unwrap_or(&arg.value);
+                            v.is_empty() || v.bytes().all(|b| b.is_ascii_digit())
+                        };
+                        if matches!(kind, K::DuplicateOutput) && !is_fd {
+                            // `>&file` writes stdout and stderr to file.
+                            self.write(arg, ">&");
+                        }
                     }
                 }
-                T::Fd(_) => {}
-                T::ProcessSubstitution(_, sub) => self.list(&sub.list),
-                T::Duplicate(w) => {
-                    let arg = self.word(&w.value);
-                    let is_fd = arg.literal && {
-                        let v = arg.value.strip_suffix('-').unwrap_or(&arg.value);
-                        v.is_empty() || v.bytes().all(|b| b.is_ascii_digit())
-                    };
-                    if matches!(kind, K::DuplicateOutput) && !is_fd {
-                        // `>&file` writes stdout and stderr to file.
-                        self.write(arg, ">&");
-                    }
-                }
-            },
+            }
             ast::IoRedirect::HereDocument(fd, doc) => {
                 let body = &doc.doc.value;
-                let literal = if doc.requires_expansion {
+                // An expanding body is what bash makes of it (`\$` → `$`).
+                let script = if doc.requires_expansion {
                     self.heredoc_body(body)
                 } else {
-                    true
+                    Some(body.clone())
                 };
                 if fd.is_none_or(|f| f == 0) {
-                    *stdin = Some(if literal {
-                        Stdin::Script(body.clone())
-                    } else {
-                        Stdin::Unknown
+                    *stdin = Some(match script {
+                        Some(s) => Stdin::Script(s),
+                        None => Stdin::Unknown,
                     });
                 }
             }
@@ -1612,31 +2146,41 @@ impl Analyzer {
         }
     }
 
-    /// Walks an expanding here-document body; returns whether it is literal.
-    fn heredoc_body(&mut self, body: &str) -> bool {
+    /// Walks an expanding here-document body; returns what bash makes of
+    /// it when that is known (no expansion left, escapes resolved).
+    fn heredoc_body(&mut self, body: &str) -> Option<String> {
         if !body.contains(['$', '`', '\\']) {
-            return true;
+            return Some(body.to_owned());
         }
         if !self.enter(body) {
-            return false;
+            return None;
         }
-        let literal = match word::parse_heredoc(body, &self.options) {
+        let value = match word::parse_heredoc(body, &self.options) {
             Ok(pieces) => {
                 let mut acc = Acc::new();
                 self.pieces(&pieces, body, true, &mut acc);
-                acc.literal
+                acc.literal.then_some(acc.value)
             }
             Err(err) => {
                 self.opaque(body, format!("cannot parse the here-document ({err})"));
-                false
+                None
             }
         };
         self.depth -= 1;
-        literal
+        value
     }
 
-    /// Walks an arithmetic expression for substitutions.
+    /// Walks an arithmetic expression for substitutions. An array
+    /// subscript with an expansion or escape in it runs code (bash expands
+    /// subscripts again when it evaluates them); a name's value is
+    /// evaluated too.
     fn arithmetic(&mut self, expr: &str) {
+        if names_a_variable(expr) {
+            self.note_evaluation(expr);
+        }
+        if expr.contains('[') && expr.contains(['$', '`', '\\']) {
+            self.opaque(expr, "an array subscript in arithmetic can run code");
+        }
         if !expr.contains(['$', '`']) {
             return;
         }
@@ -1657,12 +2201,17 @@ impl Analyzer {
     }
 
     /// Walks the inside of `${…}` for substitutions (quotes taken literally,
-    /// which can only find more, never fewer).
+    /// which can only find more, never fewer), and notes the forms that
+    /// evaluate a value as code: `${!x}`, `${x@P}`, arithmetic subscripts
+    /// and offsets.
     fn parameter(&mut self, text: &str) {
         let inner = text
             .strip_prefix("${")
             .and_then(|t| t.strip_suffix('}'))
             .unwrap_or("");
+        if evaluates_value(inner) {
+            self.note_evaluation(text);
+        }
         if !inner.contains(['$', '`']) {
             return;
         }
@@ -1686,13 +2235,19 @@ impl Analyzer {
             return Arg::plain(raw);
         }
         let mut acc = Acc::new();
+        let brace;
         if raw
             .bytes()
             .all(|b| is_plain_byte(b) || matches!(b, b'*' | b'?' | b'[' | b']' | b'{' | b'}'))
         {
             acc.value.push_str(raw);
-            acc.pattern = has_glob_or_brace(raw);
+            brace = has_brace(raw);
+            acc.pattern = brace || has_glob(raw);
         } else {
+            // The unquoted text with every other piece as one placeholder:
+            // bash expands braces only where they and a separator are
+            // unquoted (`{rm,"-rf",~}` is three words, `'{a,b}'` one).
+            acc.skeleton = raw.contains('{').then(String::new);
             match word::parse(raw, &self.options) {
                 Ok(pieces) => self.pieces(&pieces, raw, false, &mut acc),
                 Err(err) => {
@@ -1700,18 +2255,27 @@ impl Analyzer {
                     acc.literal = false;
                 }
             }
+            brace = acc.skeleton.as_deref().is_some_and(has_brace);
+            acc.pattern |= brace;
         }
         Arg {
             value: acc.value,
             raw: raw.to_owned(),
             literal: acc.literal,
             pattern: acc.pattern,
+            brace,
         }
     }
 
     fn pieces(&mut self, pieces: &[WordPieceWithSource], src: &str, quoted: bool, acc: &mut Acc) {
         for p in pieces {
             let slice = src.get(p.start_index..p.end_index).unwrap_or("");
+            if let Some(skeleton) = &mut acc.skeleton {
+                match &p.piece {
+                    WordPiece::Text(s) if !quoted => skeleton.push_str(s),
+                    _ => skeleton.push('Q'),
+                }
+            }
             match &p.piece {
                 WordPiece::Text(s) => {
                     if !quoted && has_glob_or_brace(s) {
@@ -1763,11 +2327,172 @@ impl Analyzer {
     }
 }
 
+/// The text of a span, for a message (`((…))` when it is empty).
+fn span_text(src: &Src, loc: &brush_parser::SourceSpan) -> String {
+    let text = src.span(loc);
+    if text.trim().is_empty() {
+        String::from("((…))")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// Whether an arithmetic command (`keyword` empty) or arithmetic `for`
+/// (its source in `span`) is provably real `((…))` arithmetic that cannot
+/// run code: it starts with two adjacent `((` (after `keyword`), runs to
+/// the `))` bash would end it at, uses only operator characters (no `[`,
+/// `$`, backtick, quote, backslash), and holds exactly the expressions
+/// parsed.
+fn plain_arithmetic(span: &str, keyword: &str, exprs: &[&str]) -> bool {
+    let Some(rest) = span.strip_prefix(keyword) else {
+        return false;
+    };
+    let rest = if keyword.is_empty() {
+        rest
+    } else {
+        rest.trim_start_matches([' ', '\t'])
+    };
+    let Some(body) = rest.strip_prefix("((") else {
+        return false;
+    };
+    let bytes = body.as_bytes();
+    let mut depth = 0usize;
+    let mut end = None;
+    for (i, &c) in bytes.iter().enumerate() {
+        let safe = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b' ' | b'\t'
+                    | b'_'
+                    | b'+'
+                    | b'-'
+                    | b'*'
+                    | b'/'
+                    | b'%'
+                    | b'<'
+                    | b'>'
+                    | b'='
+                    | b'!'
+                    | b'&'
+                    | b'|'
+                    | b'^'
+                    | b'~'
+                    | b'?'
+                    | b':'
+                    | b','
+                    | b'('
+                    | b')'
+            )
+            || (c == b';' && !keyword.is_empty());
+        if !safe {
+            return false;
+        }
+        match c {
+            b'(' => depth += 1,
+            b')' if depth > 0 => depth -= 1,
+            b')' => {
+                if bytes.get(i + 1) == Some(&b')') {
+                    end = Some(i);
+                    break;
+                }
+                return false;
+            }
+            _ => {}
+        }
+    }
+    let Some(end) = end else {
+        return false;
+    };
+    // Every byte up to `end` is ASCII, so these are character boundaries.
+    let inner = &body[..end];
+    if keyword.is_empty() {
+        // The command ends right after the `))`.
+        return body[end + 2..].trim().is_empty() && exprs.len() == 1 && inner.trim() == exprs[0];
+    }
+    let pieces: Vec<&str> = inner.split(';').map(str::trim).collect();
+    let parsed: Vec<&str> = exprs.iter().copied().filter(|e| !e.is_empty()).collect();
+    let written: Vec<&str> = pieces.iter().copied().filter(|e| !e.is_empty()).collect();
+    pieces.len() == 3 && parsed == written
+}
+
+/// `-eq`, `-ne`, `-lt`, `-le`, `-gt`, `-ge`: both sides are arithmetic.
+fn is_arithmetic_test(op: &ast::BinaryPredicate) -> bool {
+    use ast::BinaryPredicate as B;
+    matches!(
+        op,
+        B::ArithmeticEqualTo
+            | B::ArithmeticNotEqualTo
+            | B::ArithmeticLessThan
+            | B::ArithmeticLessThanOrEqualTo
+            | B::ArithmeticGreaterThan
+            | B::ArithmeticGreaterThanOrEqualTo
+    )
+}
+
+/// Whether arithmetic text may evaluate a variable's value: it names one
+/// (bash evaluates the value of a name as an expression) or expands one.
+fn names_a_variable(text: &str) -> bool {
+    text.bytes()
+        .any(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$' | b'`'))
+}
+
+/// A value that stays harmless when bash evaluates it as arithmetic or as
+/// a name: no subscript, expansion or escape in it.
+fn value_is_inert(value: &str) -> bool {
+    !value.contains(['[', '$', '`', '\\'])
+}
+
+/// Whether word `i` ends a `find -exec`: `;`, or `+` right after `{}`
+/// (find takes any other `+` as an argument of the command).
+fn ends_exec(args: &[Arg], i: usize) -> bool {
+    let w = &args[i];
+    w.literal
+        && (w.value == ";"
+            || (w.value == "+" && i > 0 && args[i - 1].literal && args[i - 1].value == "{}"))
+}
+
+/// Whether the inside of `${…}` makes bash evaluate a value as code:
+/// indirection (`${!x}`, whose value may name `a[$(…)]`), prompt expansion
+/// (`${x@P}`), or a subscript or offset (arithmetic) naming a variable.
+fn evaluates_value(inner: &str) -> bool {
+    if inner.starts_with('!') && !inner.ends_with(['*', '@']) {
+        return true;
+    }
+    let name_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    let rest = &inner[name_len..];
+    if rest.contains("@P") {
+        return true;
+    }
+    if let Some(sub) = rest.strip_prefix('[') {
+        let sub = sub.split(']').next().unwrap_or(sub);
+        if !matches!(sub, "@" | "*") && names_a_variable(sub) {
+            return true;
+        }
+    }
+    // `${x:offset:length}`, but not `${x:-word}` and friends.
+    match rest.strip_prefix(':') {
+        Some(r) if !r.starts_with(['-', '=', '?', '+']) => names_a_variable(r),
+        _ => false,
+    }
+}
+
+/// A read target whose first character is literal and not `/`: it cannot
+/// be a `/dev/tcp/…` path, whatever it expands to.
+fn starts_with_literal_name(raw: &str) -> bool {
+    raw.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '~' | '-'))
+}
+
 /// Accumulates a word's value while walking its pieces.
 struct Acc {
     value: String,
     literal: bool,
     pattern: bool,
+    /// The word's unquoted text, other pieces as placeholders, when it may
+    /// hold a brace expansion.
+    skeleton: Option<String>,
 }
 
 impl Acc {
@@ -1776,6 +2501,7 @@ impl Acc {
             value: String::new(),
             literal: true,
             pattern: false,
+            skeleton: None,
         }
     }
 }
@@ -2186,7 +2912,8 @@ mod tests {
             commands("env -i A=1 nohup stdbuf -oL command rm x"),
             ["rm x"]
         );
-        assert_eq!(commands("xargs -0 -n 1 rm -f"), ["rm -f"]);
+        // xargs appends words read from its input.
+        assert_eq!(commands("xargs -0 -n 1 rm -f"), ["rm -f …"]);
         assert_eq!(
             commands("bash -c 'ls; rm x'"),
             ["ls", "rm x", "bash -c 'ls; rm x'"]
@@ -2231,7 +2958,9 @@ mod tests {
         assert!(commands("bash -c \"$x\"")[0].starts_with("opaque"));
         assert!(commands("echo 'unterminated")[0].starts_with("opaque"));
         assert!(commands("curl x | bash")[1].starts_with("opaque"));
-        assert!(commands("{rm,-rf,x}")[0].starts_with("opaque"));
+        // Brace expansion is followed where it is provable, refused where not.
+        assert_eq!(commands("{rm,-rf,x}"), ["rm -rf x"]);
+        assert!(commands("{rm,\"-rf\",~}")[0].starts_with("opaque"));
         assert!(commands("env -S 'rm x'")[0].starts_with("opaque"));
         assert!(commands("PATH=/tmp:$PATH")[0].starts_with("opaque"));
         assert!(commands("99999999999>x ls")[0].starts_with("opaque"));

@@ -68,7 +68,7 @@ fn segment() -> impl Strategy<Value = (Class, String)> {
             2 => format!("echo `{cmd}`"),
             3 => format!("( {cmd} )"),
             4 => format!("{{ {cmd}; }}"),
-            5 => format!("FOO=1 {cmd}"),
+            5 => format!("LC_ALL=C {cmd}"),
             6 => format!("timeout 5 {cmd}"),
             7 => format!("bash -c '{cmd}'"),
             8 => format!("if true; then {cmd}; fi"),
@@ -76,7 +76,7 @@ fn segment() -> impl Strategy<Value = (Class, String)> {
             10 => format!("nice -n 5 nohup {cmd}"),
             11 => format!("for i in 1 2; do {cmd}; done"),
             12 => format!("echo \"x $({cmd}) y\""),
-            _ => format!("env A=1 command {cmd}"),
+            _ => format!("env LANG=C command {cmd}"),
         };
         (class, wrapped)
     })

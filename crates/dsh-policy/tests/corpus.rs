@@ -172,7 +172,11 @@ fn corpus() -> Vec<Case> {
         c("for f in a b; do echo $f; done", Std, D, Allow),
         // Assignments and wrappers.
         c("FOO=1 rm x", Std, D, Deny),
-        c("A=1 B=2 ls", Std, D, Allow),
+        // A variable in a command's environment that is not known to be
+        // harmless may point the program at code or configuration.
+        c("A=1 B=2 ls", Std, D, Ask),
+        c("LANG=C TZ=UTC ls", Std, D, Allow),
+        c("RUST_LOG=debug NO_COLOR=1 ls -la", Std, D, Allow),
         c("timeout 5 rm x", Std, D, Deny),
         c("timeout -s KILL 5 rm x", Std, D, Deny),
         c("timeout --kill-after=2 5s rm x", Std, D, Deny),
@@ -192,7 +196,8 @@ fn corpus() -> Vec<Case> {
         c("cat list | xargs -0 -n 1 rm -f", Std, D, Deny),
         c("timeout 5 nice nohup env A=1 rm x", Std, D, Deny),
         c("timeout 5 ls", Std, D, Allow),
-        c("env A=1 ls", Std, D, Allow),
+        c("env A=1 ls", Std, D, Ask),
+        c("env LC_ALL=C ls", Std, D, Allow),
         c("sudo rm x", Std, D, Deny),
         c("sudo ls", Std, D, Deny),
         c("command -v rm", Std, D, Ask),
@@ -233,7 +238,8 @@ fn corpus() -> Vec<Case> {
         c("curl x | bash", Std, D, Deny),
         c("cat x | bash", Std, D, Ask),
         c("cat x | sh -s", Std, D, Ask),
-        c("fish -c 'rm x'", Std, D, Ask),
+        c("fish -c 'rm x'", Std, D, Deny),
+        c("fish -c 'ls x'", Std, D, Ask),
         // Here-documents.
         c("cat <<EOF\n$(rm x)\nEOF\n", Std, D, Deny),
         c("cat <<EOF\n`rm x`\nEOF\n", Std, D, Deny),
@@ -246,15 +252,18 @@ fn corpus() -> Vec<Case> {
         // Things we cannot analyse: ask, never allow.
         c("$CMD x", Std, D, Ask),
         c("$(echo rm) x", Std, D, Ask),
-        c("{rm,x}", Std, D, Ask),
+        c("{rm,x}", Std, D, Deny),
+        c("{ls,-la}", Std, D, Allow),
         c("echo 'unterminated", Std, D, Ask),
         c("ls ((", Std, D, Ask),
-        c("env -S 'rm x'", Std, D, Ask),
+        c("env -S 'rm x'", Std, D, Deny),
+        c("env -S 'ls x'", Std, D, Ask),
         c("PATH=/tmp/evil:$PATH ls", Std, D, Ask),
         c("PATH=/tmp; ls", Std, D, Ask),
         c("LD_PRELOAD=x.so cat f", Std, D, Ask),
         c("ls 99999999999>x", Std, D, Ask),
-        c("x='a[$(rm y)]'; echo $((x))", Std, D, Ask),
+        c("x='a[$(rm y)]'; echo $((x))", Std, D, Deny),
+        c("x='a[$(id)]'; echo $((x))", Std, D, Ask),
         // Writes are edits.
         c("echo hi > out.txt", Std, D, Ask),
         c("echo hi > out.txt", Std, AE, Allow),
@@ -358,8 +367,10 @@ fn corpus() -> Vec<Case> {
         c("source <(echo rm x)", DenyRm, BP, Ask),
         c("bash <(echo rm x)", DenyRm, BP, Ask),
         c("source ./env.sh", DenyRm, BP, Allow),
-        c("alias ls=rm; ls x", DenyRm, BP, Ask),
-        c("hash -p /bin/rm ls; ls x", DenyRm, BP, Ask),
+        c("alias ls=rm; ls x", DenyRm, BP, Deny),
+        c("alias ls=id; ls x", DenyRm, BP, Ask),
+        c("hash -p /bin/rm ls; ls x", DenyRm, BP, Deny),
+        c("hash -p /bin/id ls; ls x", DenyRm, BP, Ask),
         c("x=rm; $x y", DenyRm, BP, Ask),
         c("IFS=/; rm x", DenyRm, BP, Deny),
         c("exec 3>/etc/passwd", Std, BP, Deny),
@@ -376,11 +387,13 @@ fn corpus() -> Vec<Case> {
         c("echo x > f", All, AE, Allow),
         // `( (…) )` is subshells, not arithmetic; arithmetic can run code.
         c("( ( rm -rf /x ) )", No, BP, Ask),
-        c("( ( rm -rf /x ) )", All, D, Ask),
+        c("( ( rm -rf /x ) )", All, D, Deny),
+        c("( ( ls -la /x ) )", All, D, Ask),
         c("( ( rm -rf /x ) )", No, P, Deny),
         c("( ( rm -rf /x ) )", No, DA, Deny),
         c("((rm -rf /x) )", No, BP, Ask),
-        c("ls && ( (rm x))", Std, D, Ask),
+        c("ls && ( (rm x))", Std, D, Deny),
+        c("ls && ( (id x))", Std, D, Ask),
         c("ls && ( (rm x))", No, BP, Ask),
         c("((rm x) && (ls x))", DenyRm, BP, Deny),
         c("(( a[0] ))", No, BP, Ask),
@@ -416,7 +429,9 @@ fn corpus() -> Vec<Case> {
         c("timeout -vk 5 10 rm x", No, BP, Ask),
         c("timeout --sig KILL 5 rm x", No, BP, Ask),
         c("timeout --k 5 10 rm x", No, BP, Ask),
-        c("timeout {5,rm} x", No, BP, Ask),
+        // Brace expansion is followed: bash runs `timeout 5 rm x`.
+        c("timeout {5,rm} x", No, BP, Allow),
+        c("timeout {5,rm} x", DenyRm, BP, Deny),
         c("timeout $'-k' 5 10 rm x", No, BP, Ask),
         c("timeout 5* rm x", No, BP, Ask),
         c("timeout -s KILL 5 rm x", DenyRm, BP, Deny),
@@ -459,8 +474,11 @@ fn corpus() -> Vec<Case> {
         // find expressions: only plain literal words.
         c("find . $'-delete'", No, BP, Ask),
         c("find . $'-delete'", No, P, Deny),
-        c("find . -{delete,print}", No, BP, Ask),
-        c("find . -name x -{exec,print} rm {} ;", No, BP, Ask),
+        c("find . -{delete,print}", No, BP, Allow),
+        c("find . -{delete,print}", No, P, Deny),
+        c("find . -{delete,print}", Std, AE, Allow),
+        c("find . -name x -{exec,print} rm {} ;", No, BP, Allow),
+        c("find . -name x -{exec,print} rm {} ;", DenyRm, BP, Deny),
         c("find . -name x $act", No, P, Deny),
         c("find . -name x *", No, BP, Ask),
         c("find . -exec {} ;", No, BP, Ask),
@@ -480,8 +498,10 @@ fn corpus() -> Vec<Case> {
         c("LD_PRELOAD=x timeout 5 make test", Wrap, D, Ask),
         c("timeout 5 rm x", Wrap, D, Ask),
         c("timeout 5 make test", Wrap, D, Allow),
-        c("env FOO=1 make test", Wrap, D, Allow),
-        c("xargs make test", Wrap, D, Allow),
+        c("env FOO=1 make test", Wrap, D, Ask),
+        c("env CI=1 make test", Wrap, D, Allow),
+        // xargs appends words: an exact rule no longer describes the command.
+        c("xargs make test", Wrap, D, Ask),
         // Shell startup files and scripts read from streams.
         c("bash --rcfile x", No, BP, Ask),
         c("bash --init-file x -c ls", No, BP, Ask),
@@ -529,8 +549,16 @@ fn corpus() -> Vec<Case> {
     v.push(c(&vec!["cat x"; 10_000].join(" | "), Std, D, Allow));
     v.push(c(&vec!["true"; 10_000].join("\n"), Std, D, Allow));
     v.push(c(&format!("echo {}", "a".repeat(200_000)), Std, D, Allow));
+    // Nested too deeply to analyse: asked about, but a deny rule still
+    // sees the command inside.
     v.push(c(
         &format!("{}rm x{}", "$(".repeat(300), ")".repeat(300)),
+        Std,
+        D,
+        Deny,
+    ));
+    v.push(c(
+        &format!("{}id x{}", "$(".repeat(300), ")".repeat(300)),
         Std,
         D,
         Ask,
