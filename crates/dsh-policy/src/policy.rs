@@ -462,10 +462,12 @@ impl PermissionPolicy {
             if let Some(o) = self.first_match(RuleList::Ask, &any_view, &subject) {
                 return o;
             }
-            return Outcome::mode(
+            let mut o = Outcome::mode(
                 Decision::Allow,
                 format!("{subject} may run inside another program's argument; no deny or ask rule names it, and that program is decided on its own"),
             );
+            o.secondary = true;
+            return o;
         }
         if self.mode == Mode::Plan && !part.read_only {
             return Outcome::plan(format!("{PLAN_MODE_MESSAGE} ({subject} is not read-only)"));
@@ -546,10 +548,12 @@ impl PermissionPolicy {
             return o;
         }
         if part.maybe {
-            return Outcome::mode(
+            let mut o = Outcome::mode(
                 Decision::Allow,
                 format!("{subject} may happen inside another program's argument; no deny rule names it, and that program is decided on its own"),
             );
+            o.secondary = true;
+            return o;
         }
         if self.mode == Mode::Plan {
             return Outcome::plan(format!("{PLAN_MODE_MESSAGE} ({subject} is an edit)"));
@@ -593,15 +597,7 @@ impl PermissionPolicy {
         if let Some(o) = self.first_match(RuleList::Deny, &deny, &subject) {
             return o;
         }
-        if part.maybe {
-            if let Some(o) = self.first_match(RuleList::Ask, &deny, &subject) {
-                return o;
-            }
-            return Outcome::mode(
-                Decision::Allow,
-                format!("{subject} may run inside another program's argument; no deny or ask rule names it, and that program is decided on its own"),
-            );
-        }
+
         if self.mode == Mode::Plan {
             return Outcome::plan(format!(
                 "{PLAN_MODE_MESSAGE} ({subject} cannot be analysed: {})",
@@ -721,7 +717,11 @@ impl Verdict {
     fn from_outcomes(outcomes: Vec<Outcome>) -> Verdict {
         let mut best: Option<&Outcome> = None;
         for o in &outcomes {
-            if best.is_none_or(|b| o.rank > b.rank) {
+            // A part that only may run inside another program's argument
+            // explains nothing when the program itself decides.
+            if best.is_none_or(|b| {
+                o.rank > b.rank || (o.rank == b.rank && b.secondary && !o.secondary)
+            }) {
                 best = Some(o);
             }
         }
@@ -810,6 +810,8 @@ struct Outcome {
     denial: Option<Rule>,
     /// What the outcome is about (`"rm -rf y"`, `write to /x (>)`).
     subject: String,
+    /// About something that only may run inside another program's argument.
+    secondary: bool,
     kind: PartKind,
     text: String,
 }
@@ -830,6 +832,7 @@ impl Outcome {
             grant: None,
             denial: None,
             subject: subject.to_owned(),
+            secondary: false,
             kind: PartKind::Call,
             text: String::new(),
         }
@@ -849,6 +852,7 @@ impl Outcome {
             grant: None,
             denial: None,
             subject: String::new(),
+            secondary: false,
             kind: PartKind::Call,
             text: String::new(),
         }
@@ -864,6 +868,7 @@ impl Outcome {
             grant: None,
             denial: None,
             subject: String::new(),
+            secondary: false,
             kind: PartKind::Call,
             text: String::new(),
         }
@@ -890,6 +895,7 @@ impl Outcome {
             grant: None,
             denial: None,
             subject: String::new(),
+            secondary: false,
             kind: PartKind::Call,
             text: String::new(),
         }

@@ -629,6 +629,93 @@ mod tests {
         }
     }
 
+    /// A reference matcher by backtracking: `*` any run of characters.
+    fn naive_glob(segs: &[Seg], text: &str) -> bool {
+        match segs.split_first() {
+            None => text.is_empty(),
+            Some((Seg::Lit(l), rest)) => text
+                .strip_prefix(l.as_str())
+                .is_some_and(|t| naive_glob(rest, t)),
+            Some((Seg::Star, rest)) => (0..=text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .any(|i| naive_glob(rest, &text[i..])),
+        }
+    }
+
+    fn naive(segs: &[Seg], prefix: bool, text: &str) -> bool {
+        naive_glob(segs, text)
+            || (prefix
+                && text
+                    .match_indices(' ')
+                    .any(|(i, _)| naive_glob(segs, &text[..i])))
+    }
+
+    proptest::proptest! {
+        /// The linear matcher agrees with backtracking, from the start and
+        /// from any word start.
+        #[test]
+        fn linear_matching_agrees_with_backtracking(
+            lits in proptest::collection::vec("[ab]{1,2}( [ab])?", 1..4),
+            stars in proptest::collection::vec(proptest::bool::ANY, 4),
+            lead in proptest::bool::ANY,
+            prefix in proptest::bool::ANY,
+            text in "[ab /;]{0,12}",
+        ) {
+            let mut segs = Vec::new();
+            let mut spec = String::new();
+            if lead {
+                segs.push(Seg::Star);
+                spec.push('*');
+            }
+            for (i, l) in lits.iter().enumerate() {
+                if i > 0 && stars[i] {
+                    segs.push(Seg::Star);
+                    spec.push('*');
+                } else if i > 0 {
+                    // Adjacent literals are one literal.
+                    if let Some(Seg::Lit(prev)) = segs.last_mut() {
+                        prev.push_str(l);
+                        spec.push_str(l);
+                        continue;
+                    }
+                }
+                segs.push(Seg::Lit(l.clone()));
+                spec.push_str(l);
+            }
+            if stars[0] && !prefix {
+                segs.push(Seg::Star);
+                spec.push('*');
+            }
+            if prefix {
+                spec.push_str(":*");
+            }
+            let Ok(Matcher::Command(p)) = Rule::parse(&format!("Bash({spec})")).map(|r| r.matcher) else {
+                return Ok(());
+            };
+            let text = normalise_space(&text);
+            proptest::prop_assert_eq!(p.matches(&text), naive(&segs, prefix, &text), "{} vs {:?}", spec, text);
+            let b = text.as_bytes();
+            let starts = std::iter::once(0).chain((0..b.len().saturating_sub(1)).filter(|&i| starts_word_after(b[i])).map(|i| i + 1));
+            let any = starts.collect::<Vec<_>>().into_iter().any(|j| naive(&segs, prefix, &text[j..]));
+            proptest::prop_assert_eq!(p.matches_from_any_start(&text, text.len()), any, "{} within {:?}", spec, text);
+        }
+    }
+
+    #[test]
+    fn commands_are_found_anywhere_in_a_text() {
+        let p = match Rule::parse("Bash(rm:*)").unwrap().matcher {
+            Matcher::Command(p) => p,
+            _ => unreachable!(),
+        };
+        assert!(p.matches_from_any_start("flock l rm x", 12));
+        assert!(p.matches_from_any_start("strace /bin/rm x", 16));
+        assert!(p.matches_from_any_start("sh -c cd;rm x", 13));
+        assert!(!p.matches_from_any_start("flock l rmdir x", 15));
+        assert!(!p.matches_from_any_start("charm x", 7));
+        // Only starts before the limit count.
+        assert!(!p.matches_from_any_start("nohup echo rm x", 10));
+    }
+
     #[test]
     fn tool_names_are_case_insensitive() {
         assert_eq!(

@@ -103,9 +103,6 @@ pub(crate) struct OpaquePart {
     pub views: Vec<String>,
     /// Why it cannot be analysed.
     pub why: String,
-    /// Found in a string another program may run (see [`CommandPart::maybe`]):
-    /// only deny and ask rules apply.
-    pub maybe: bool,
 }
 
 /// Analyses a command line.
@@ -165,7 +162,6 @@ fn opaque_only(command: &str, why: &str) -> Analysis {
             text: command.to_owned(),
             views: vec![crate::rule::normalise_space(command)],
             why: why.to_owned(),
-            maybe: false,
         })],
         changes_dir: false,
     }
@@ -812,7 +808,10 @@ impl Analyzer {
             match &mut part {
                 Part::Command(c) => c.maybe = true,
                 Part::Write(w) => w.maybe = true,
-                Part::Opaque(o) => o.maybe = true,
+                // The string may not be shell code at all (`python3 -c
+                // 'print(1)'`); the program's own part already has every
+                // word of it checked against deny and ask rules.
+                Part::Opaque(_) => return,
             }
         }
         self.out.parts.push(part);
@@ -823,7 +822,6 @@ impl Analyzer {
             text: text.to_owned(),
             views: vec![crate::rule::normalise_space(text)],
             why: why.into(),
-            maybe: false,
         }));
     }
 
@@ -1671,7 +1669,6 @@ impl Analyzer {
             text,
             views,
             why: why.to_owned(),
-            maybe: false,
         }));
     }
 

@@ -29,6 +29,8 @@ enum Set {
     Edits,
     /// Allow rules for wrappers.
     Wrap,
+    /// Prefix allow rules for programs that options can make run code or write files.
+    Tools,
 }
 
 fn rules(set: Set) -> PermissionRules {
@@ -77,6 +79,25 @@ fn rules(set: Set) -> PermissionRules {
             none,
         )
         .unwrap(),
+        Set::Tools => PermissionRules::parse(
+            [
+                "Bash(git:*)",
+                "Bash(rg:*)",
+                "Bash(tar:*)",
+                "Bash(sed:*)",
+                "Bash(awk:*)",
+                "Bash(sort:*)",
+                "Bash(tree:*)",
+                "Bash(fd:*)",
+                "Bash(ssh:*)",
+                "Bash(curl:*)",
+                "Bash(cargo test:*)",
+                "Bash(python3:*)",
+            ],
+            none,
+            ["Edit(/etc/**)", "Bash(rm:*)"],
+        )
+        .unwrap(),
         Set::Edits => PermissionRules::parse(
             ["Bash(echo:*)", "Edit(/tmp/ok/**)"],
             none,
@@ -102,7 +123,7 @@ fn c(command: &str, set: Set, mode: Mode, expect: Decision) -> Case {
     }
 }
 
-use Set::{All, Cd, DenyRm, Edits, None as No, Std, Wrap};
+use Set::{All, Cd, DenyRm, Edits, None as No, Std, Tools, Wrap};
 
 fn corpus() -> Vec<Case> {
     let mut v = vec![
@@ -533,12 +554,248 @@ fn corpus() -> Vec<Case> {
         c("date --se now", No, P, Deny),
         c("date -us now", No, P, Deny),
         c("fd -xrm x", No, P, Deny),
-        c("fd -Hx rm", No, P, Deny),
+        c("fd -Hx chmod +x", No, P, Deny),
         c("git diff --outp=x", No, P, Deny),
         c("sort -n --reverse a", No, P, Allow),
         c("git remote -v", No, P, Allow),
         c("date -u", No, P, Allow),
     ];
+    // Programs that run other programs, nobody listed: a deny rule sees the
+    // denied command among the arguments of any program not known to take
+    // only data, as words or as shell code in a string.
+    for cmd in [
+        "flock L rm x",
+        "script -c 'rm x'",
+        "script -qc 'cd /tmp;rm x' /dev/null",
+        "unbuffer rm x",
+        "chroot / rm x",
+        "strace rm x",
+        "strace -f -o log /bin/rm x",
+        "ssh host rm x",
+        "ssh host 'cd /tmp && rm -rf x'",
+        "tmux new -d 'rm x'",
+        "tmux new-session -d \"echo; rm x\"",
+        "nsenter -t 1 -m rm x",
+        "unshare -r rm x",
+        "su -c 'rm x' user",
+        "runuser -u nobody -- rm x",
+        "systemd-run --user rm x",
+        "parallel rm ::: a b",
+        "valgrind --leak-check=full rm x",
+        "gdb -batch -ex run --args rm x",
+        "my-launcher --cmd=rm x",
+        "nohup flock l timeout 5 rm x",
+        "docker run --rm img rm x",
+        "watch -n1 -x flock l rm x",
+    ] {
+        v.push(c(cmd, DenyRm, BP, Deny));
+        v.push(c(cmd, DenyRm, D, Deny));
+    }
+    // … and ask rules too.
+    v.push(c("ssh host git push origin main", Std, BP, Ask));
+    v.push(c("flock l npm publish", Std, BP, Ask));
+    // The other direction: programs whose arguments are data keep their decisions.
+    for (cmd, expect) in [
+        ("git commit -m 'rm old files'", Allow),
+        ("git commit -m \"rm -rf build; done\"", Allow),
+        ("git log --grep 'rm x'", Allow),
+        ("git rm stale.txt", Allow),
+        ("echo rm x", Allow),
+        ("printf '%s\\n' 'rm -rf /'", Allow),
+        ("grep -rn 'rm -rf' .", Allow),
+        ("rg 'rm x' src", Allow),
+        ("cat rm.txt", Allow),
+        ("ls rm", Allow),
+        ("find . -name rm -print", Allow),
+        ("echo {a,b}", Allow),
+        ("command -v rm", Allow),
+        ("type rm", Allow),
+        ("which rm", Allow),
+        ("man rm", Allow),
+        ("xargs grep rm", Allow),
+        ("make clean", Allow),
+        ("npm test -- --grep remove", Allow),
+    ] {
+        v.push(c(cmd, DenyRm, BP, expect));
+    }
+    v.push(c("git commit -m 'rm old files'", Tools, D, Allow));
+    v.push(c("find . -name x -print", Std, D, Allow));
+    v.push(c("echo {a,b}", Std, D, Allow));
+    v.push(c("find . -name '*.rs' | xargs grep -n TODO", Std, D, Allow));
+    v.push(c("find . -name '*.rs' | xargs grep -n TODO", Std, P, Allow));
+
+    // Options and script arguments that run code: never allowed by a prefix rule.
+    for cmd in [
+        "git -c core.pager='sh -c id' log",
+        "git -c alias.st='!rm -rf ~' st",
+        "git --config-env=core.pager=EVIL log",
+        "git fetch --upload-pack='touch /tmp/pwned' origin",
+        "git push --receive-pack=evil origin",
+        "git rebase -x 'make test' HEAD~3",
+        "git grep --open-files-in-pager=vi x",
+        "git bisect run ./check.sh",
+        "git submodule foreach 'git pull'",
+        "git clone --template=/tmp/t https://example.invalid/r",
+        "rg --pre sh x",
+        "rg --pre=./decode x",
+        "rg --hostname-bin ./id x",
+        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec=id .",
+        "tar xf a.tar --to-command='sh -c id'",
+        "tar -I 'sh -c id' -xf a.tar",
+        "tar --use-compress-prog=./x -xf a.tar",
+        "sed '1e id' f",
+        "sed -n 's/x/id/e' f",
+        "sed -e 1p -e '2e id' f",
+        "sed -f script.sed f",
+        "awk 'BEGIN{system(\"id\")}'",
+        "awk '{print | \"sh\"}' f",
+        "awk 'BEGIN { \"date\" | getline d }'",
+        "awk -f prog.awk f",
+        "sort --compress-program=sh f",
+        "fd -x chmod +x",
+        "fd -Hx chmod +x",
+        "ssh -o ProxyCommand='sh -c id' host",
+        "ssh -oLocalCommand=id -oPermitLocalCommand=yes host",
+        "curl -K cfg https://example.invalid",
+        "cargo test --config 'target.x86_64-unknown-linux-gnu.runner=\"sh\"'",
+        "rg $OPTS foo",
+    ] {
+        v.push(c(cmd, Tools, D, Ask));
+        v.push(c(cmd, Tools, BP, Ask));
+        v.push(c(cmd, Tools, P, Deny));
+        v.push(c(cmd, Tools, DA, Deny));
+    }
+    // Options and script commands that write files: edits of their targets.
+    for (cmd, inside) in [
+        ("git log --output=log.txt", true),
+        ("git diff --out=/etc/x", false),
+        ("git format-patch -o patches HEAD~1", true),
+        ("git config core.pager 'sh -c id'", true),
+        ("tree -ao out.txt", true),
+        ("tree -aoout.txt", true),
+        ("sort -no sorted.txt in.txt", true),
+        ("sort --outp=/etc/passwd in.txt", false),
+        ("sed -i 's/a/b/' notes.txt", true),
+        ("sed -ni.bak 's/a/b/p' /etc/hosts", false),
+        ("sed 'w copy.txt' notes.txt", true),
+        ("sed 's/a/b/w /etc/x' f", false),
+        ("tar czf out.tgz src", true),
+        ("tar --create --file=/etc/x.tar src", false),
+        ("tar xzf a.tgz", true),
+        ("awk '{print > \"out.txt\"}' f", true),
+        ("curl -o page.html https://example.invalid", true),
+    ] {
+        v.push(c(cmd, Tools, D, if inside { Ask } else { Deny }));
+        v.push(c(cmd, Tools, P, Deny));
+        v.push(c(cmd, Tools, AE, if inside { Allow } else { Deny }));
+    }
+    // The everyday forms of the same programs stay allowed.
+    for cmd in [
+        "git log --oneline -n 5",
+        "git -c color.ui=always log",
+        "git diff --stat",
+        "git config --get user.name",
+        "git rebase -i HEAD~2",
+        "rg -n --pre-glob '*.gz' foo",
+        "rg --pretty foo",
+        "tar tzf a.tgz",
+        "tar -tvf a.tar",
+        "sed -n '1,5p' f",
+        "sed 's/we/ew/g' f",
+        "sed -e 's/a/b/' -e 's/c/d/' f",
+        "awk '{print $1}' f",
+        "awk -F: '$3 > 100' /etc/passwd",
+        "awk 'NR==1 { if ($1 > $2) print }' f",
+        "sort -n -k2 f",
+        "tree -a -L 2",
+        "fd -e rs main",
+        "ssh -o StrictHostKeyChecking=no host uptime",
+        "curl -s -H 'Accept: application/json' https://example.invalid",
+        "cargo test -p dsh-policy",
+        "python3 -c 'print(1)'",
+    ] {
+        v.push(c(cmd, Tools, D, Allow));
+    }
+
+    // What bash does before it runs anything.
+    for (cmd, set, mode, expect) in [
+        // Values the analysis cannot see, then evaluated as code.
+        ("x=$'\\x24(id)'; (( x ))", No, BP, Ask),
+        ("x=$'\\x24(id)'; (( x ))", No, P, Deny),
+        ("x=$'\\x24(id)'; (( x ))", No, DA, Deny),
+        ("a='$'; b=\"${a}(id)\"; [[ b -eq 1 ]]", No, BP, Ask),
+        ("x=$(cat f); echo ${!x}", No, BP, Ask),
+        ("x=$(cat f); echo ${x@P}", No, BP, Ask),
+        ("read x; echo $(( x + 1 ))", No, BP, Ask),
+        ("for v in $(cat f); do (( v )); done", No, BP, Ask),
+        ("declare -i n=\"$1\"", No, BP, Ask),
+        ("x=1; (( x ))", No, BP, Allow),
+        ("x=$(cat f); echo \"$x\"", No, BP, Allow),
+        ("for i in 1 2 3; do echo $((i * 2)); done", No, BP, Allow),
+        ("n=$(wc -l < f); echo $n", No, BP, Allow),
+        // Escapes bash removes before it looks again.
+        ("echo $(( a[\\$(id)] ))", No, BP, Ask),
+        ("(( a[\\$(id)] ))", No, BP, Ask),
+        ("bash <<EOF\n\\$(rm x)\nEOF", DenyRm, BP, Deny),
+        ("bash <<EOF\n\\$(id)\nEOF", No, D, Ask),
+        ("cat <<EOF\n\\$(rm x)\nEOF", DenyRm, BP, Allow),
+        // Brace expansion with a quoted member.
+        ("{rm,\"-rf\",~}", No, BP, Ask),
+        ("{rm,\"-rf\",~}", DenyRm, BP, Deny),
+        ("find . {-delete,\"-true\"}", Std, D, Ask),
+        ("find . {-delete,\"-true\"}", Std, P, Deny),
+        ("git {push,origin}", Std, BP, Ask),
+        ("echo '{a,b}' \"{c,d}\"", Std, D, Allow),
+        ("curl -d '{\"a\":1,\"b\":2}' x", No, BP, Allow),
+        // Assignments to the shell's command tables.
+        ("BASH_CMDS[ls]=/tmp/x; ls", Std, D, Ask),
+        ("BASH_ALIASES[ls]=rm; ls x", DenyRm, BP, Deny),
+        ("declare BASH_CMDS[ls]=/tmp/x; ls", Std, D, Ask),
+        ("export PATH=/tmp/evil:$PATH; ls", Std, D, Ask),
+        ("read PATH <<< /tmp; ls", Std, D, Ask),
+        // A shell fed its script through another descriptor.
+        ("bash <<< 'ls' <&3", Std, D, Ask),
+        ("bash <<< 'ls' < <(echo id)", Std, D, Ask),
+        ("bash <<< 'ls' <> f", No, BP, Ask),
+        ("sh 0<&3", No, BP, Ask),
+        ("bash <<< 'ls'", Std, D, Allow),
+        // xargs appends words read from its input.
+        ("echo . -delete | xargs find", Std, D, Ask),
+        ("echo . -delete | xargs find", Std, P, Deny),
+        ("echo --pre=sh | xargs rg x", Tools, D, Ask),
+        ("xargs -0 grep -l x", Std, D, Allow),
+        // find ends -exec at `;`, or at `+` right after `{}`.
+        ("find . -exec echo + -delete ;", Std, D, Allow),
+        ("find . -exec echo {} + -delete", Std, D, Ask),
+        ("find . -exec echo {} + -delete", Std, AE, Allow),
+        // Bundled short options of read-only commands.
+        ("tree -ao /etc/x", Std, P, Deny),
+        ("sort -no out in", Std, P, Deny),
+        ("tree -a -L 2", No, P, Allow),
+        // Environment variables that point programs at code or configuration.
+        ("RIPGREP_CONFIG_PATH=/tmp/x rg foo", Tools, D, Ask),
+        ("XDG_CONFIG_HOME=/tmp/x git log", Tools, D, Ask),
+        ("PAGER='sh -c id' git log", Tools, D, Ask),
+        ("GIT_PAGER=x git log", Tools, D, Ask),
+        ("LESSOPEN='|id %s' cat f", Std, D, Ask),
+        ("XDG_CONFIG_HOME=/tmp/x; git log", Tools, D, Ask),
+        ("MY_TOOL_CONFIG=/tmp/x; ls", Std, D, Ask),
+        ("NO_COLOR=1 git log", Tools, D, Allow),
+        ("COUNT=0; echo $COUNT", Std, D, Allow),
+        // /dev/tcp through a variable.
+        ("x=/dev/tcp/example.invalid/80; cat < $x", No, BP, Ask),
+        ("cat < \"$f\"", No, BP, Ask),
+        ("cat < ./notes.txt", No, BP, Allow),
+        (
+            "while read l; do echo \"$l\"; done < input.txt",
+            No,
+            BP,
+            Allow,
+        ),
+        ("x=/dev/tcp/h/80; echo hi > $x", No, BP, Ask),
+    ] {
+        v.push(c(cmd, set, mode, expect));
+    }
     // Very long command lines.
     let ls_chain = vec!["ls"; 10_000].join(" && ");
     v.push(c(&ls_chain, Std, D, Allow));
@@ -689,5 +946,27 @@ fn very_long_commands_are_fast() {
         let took = start.elapsed();
         assert_eq!(e.decision, Allow);
         assert!(took < Duration::from_secs(1), "took {took:?}");
+    }
+}
+
+/// Interpreters and script files cannot be seen into: the reason says so
+/// and points to the sandbox, whatever the decision.
+#[test]
+fn interpreters_and_scripts_say_what_the_policy_cannot_see() {
+    for (command, set, mode, expect) in [
+        ("python3 -c 'import os; os.remove(\"x\")'", Tools, D, Allow),
+        ("python3.12 script.py", No, D, Ask),
+        ("perl -e 'unlink \"x\"'", No, BP, Allow),
+        ("node -e 'require(\"fs\").rmSync(\"x\")'", No, D, Ask),
+        ("sh build.sh", No, D, Ask),
+        ("source env.sh", No, BP, Allow),
+    ] {
+        let e = policy(set, mode).check("bash", &bash(command));
+        assert_eq!(e.decision, expect, "{command}: {}", e.reason);
+        assert!(
+            e.reason.contains("cannot see into") && e.reason.contains("sandbox"),
+            "{command}: {}",
+            e.reason
+        );
     }
 }
