@@ -14,7 +14,6 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-#[path = "../benches/shapes.rs"]
 mod shapes;
 
 /// Counts bytes in use and the peak since the last reset.

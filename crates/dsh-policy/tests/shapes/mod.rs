@@ -1,5 +1,5 @@
 //! The worst shapes of command line known for the analysis, each built to
-//! just under the 1 MiB input limit; shared by the cost test and the bench.
+//! just under the 1 MiB input limit; for the memory guard (and a bench to come).
 
 use dsh_policy::{Decision, PermissionRules};
 
