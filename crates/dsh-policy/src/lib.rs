@@ -97,6 +97,49 @@
 //! `watch '…'`, `find -exec CMD ;` and a shell fed a literal here-document or
 //! here-string are analysed recursively.
 //!
+//! **Programs nobody listed.** Deny and ask rules are conservative where
+//! allow rules are strict: for a simple command whose program is not known
+//! to take only data as arguments (the short list in the command table:
+//! `echo`, `printf`, `cat`, `grep`, `git commit -m …` and the other git
+//! subcommands whose arguments are data, …), a deny or ask rule matches
+//! when the denied command appears anywhere among its arguments — as a
+//! word sequence (`flock L rm x`, `strace /bin/rm x`, `my-tool --cmd=rm x`)
+//! or as shell code in a string argument, which is parsed and walked
+//! (`ssh host 'cd /tmp && rm -rf x'`, `tmux new -d 'rm x'`). What is found
+//! there never needs an allow of its own: the program is decided as its
+//! own part. The same holds inside unanalysable parts: a deny rule sees its
+//! command anywhere in their text.
+//!
+//! **Options that run code or write files.** An allow rule for a prefix
+//! allows only what the program does without being told to run something
+//! else: options and script arguments that run code (`git -c KEY=…` for any
+//! key not known to be inert, `git fetch --upload-pack`, `rg --pre`, `tar
+//! --to-command`, `sed 'e …'`, `awk 'BEGIN{system(…)}'`, `ssh -o
+//! ProxyCommand=…`, `sort --compress-program`, `fd -x`, …) make the command
+//! unanalysable; options and script commands that write (`git log
+//! --output=F`, `sort -o F`, `tree -o F`, `sed -i`, `sed 'w F'`, `tar -cf F`,
+//! `tar -x`, `curl -o F`, `awk '{print > "F"}'`) are edits of their target,
+//! as redirections are. Options are read as getopt_long reads them
+//! (bundles, attached values, abbreviated long options); an argument whose
+//! value is not known could be such an option, so it is unanalysable for
+//! these programs. sed and awk scripts are parsed, not searched.
+//!
+//! **What bash does first.** Brace expansion is followed when it is
+//! provable (`{rm,-rf,x}` is `rm -rf x`) and unanalysable when a member is
+//! quoted or expanded; `xargs CMD` appends unknown words to `CMD`; `find
+//! -exec` ends at `;` or at a `+` right after `{}`; a shell reads its script
+//! from the last redirection of descriptor 0; an expanding here-document is
+//! analysed as bash expands it (`\$` is `$`); a read redirection from a
+//! path that is not literal could be `/dev/tcp/…`; a command line that
+//! gives a variable a value the analysis cannot see and evaluates
+//! variables as code (arithmetic naming a variable, `[[ -eq ]]`, `${!x}`,
+//! `${x@P}`, subscripts) is unanalysable; assignments to `BASH_CMDS`,
+//! `BASH_ALIASES` and every variable named like configuration or a program
+//! (`*_CONFIG*`, `*_PATH`, `*PAGER`, `XDG_*`, …) are; a variable in a
+//! command's environment that is not known to be harmless (`LANG`, `TZ`,
+//! `RUST_LOG`, `CI`, …) makes the command privileged, so only an allow
+//! rule written with it allows it.
+//!
 //! Each part gets a verdict, in this order (first that applies wins):
 //!
 //! | | command part | write part | unanalysable part |
@@ -194,10 +237,19 @@
 //! ## Caveats
 //!
 //! * Rules are only as strong as the analysis. A program that runs other
-//!   programs in its own way (`make`, `npm run`, `git -c alias…`, `python -c`,
-//!   `ssh host cmd`, `watch`, `parallel`) is one command to the policy: allow
-//!   it only if you allow what it may run. Deny rules on `rm` do not see an
-//!   `rm` inside a script file or a Makefile.
+//!   programs in its own way (`make`, `npm run`, `ssh host cmd`,
+//!   `parallel`) is one command to an allow rule: allow it only if you
+//!   allow what it may run. Deny rules see a denied command written among
+//!   its arguments, but not one inside a script file, a Makefile or
+//!   `package.json`.
+//! * Interpreters and scripts (`python3 -c`, `perl -e`, `node -e`, `sh
+//!   x.sh`, `source x.sh`) cannot be seen into: the reason of every
+//!   decision about them says so. Only a sandbox limits what their code
+//!   does.
+//! * The command table knows the code-running and writing options of the
+//!   programs it lists (git, rg, tar, sed, awk, sort, tree, fd, man, less,
+//!   curl, wget, ssh, scp, rsync, cargo, zip); a prefix allow rule for any
+//!   other program allows whatever its options can make it do.
 //! * Values are not known before the command runs: `rm $X` is matched as
 //!   written; `bash` arithmetic can execute code stored in a variable's
 //!   value, which is refused only for values assigned in the same command.
@@ -212,8 +264,11 @@
 //!   `truncate`) are ordinary commands decided by `Bash` rules: add
 //!   `deny Bash(cp:*)`-style rules if `Edit` denials must hold for them.
 //! * `select` loops are not parsed by brush-parser 0.4; they are asked about.
-//! * `xargs CMD` is matched as `CMD` with the arguments written, though
-//!   `xargs` appends more at run time.
+//! * `xargs CMD` is matched as `CMD` with the arguments written followed by
+//!   `…` (what it appends); a plan-mode check of `CMD` assumes any words.
+//! * A 1 MiB command line is decided in time linear in its length, but the
+//!   parser's syntax tree can take 80–320 MiB of memory (more with deeply
+//!   nested substitutions).
 //! * A command line over 1 MiB, or with more than 2 000 nesting characters
 //!   (`(`, `{`, `` ` ``, `[`, `!`, reserved words), is asked about whole.
 #![forbid(unsafe_code)]
