@@ -1,6 +1,16 @@
-//! Decisions per second for realistic commands with 50 rules loaded.
+//! Decisions per second for realistic commands with 50 rules loaded, and
+//! the worst shapes of command line known (wrapper chains, many parts, long
+//! words against star rules, nesting) at the 1 MiB input limit and at the
+//! largest size still analysed in full.
 //!
-//! Prints `RESULT decisions/s: N` (target: at least 50 000).
+//! Prints `RESULT decisions/s: N` (target: at least 50 000) and a `RESULT
+//! worst shape` line for each shape and size, with its time and peak memory
+//! (target: under 100 ms and 64 MiB). The allocation counter shared with
+//! the memory test is this binary's allocator, so every figure includes its
+//! (small) cost.
+
+#[path = "../tests/shapes/mod.rs"]
+mod shapes;
 
 use criterion::{criterion_group, Criterion};
 use dsh_policy::{Mode, PermissionPolicy, PermissionRules};
@@ -129,17 +139,95 @@ fn report() {
     println!("RESULT decisions/s: {per_second:.0}");
 }
 
+/// Every worst shape at both sizes, with the decision it must get.
+fn worst_inputs() -> Vec<(String, String, dsh_policy::Decision)> {
+    let mut v = Vec::new();
+    for shape in shapes::shapes() {
+        v.push((
+            format!("{}, in full", shape.name),
+            shape.largest_analysed(),
+            shape.full,
+        ));
+        v.push((
+            format!("{}, at the limit", shape.name),
+            shape.at_limit(),
+            shape.whole,
+        ));
+    }
+    v
+}
+
+fn worst_shapes(c: &mut Criterion) {
+    let policy = PermissionPolicy::new(shapes::rules(), Mode::Default, "/work/proj");
+    let mut group = c.benchmark_group("worst shapes");
+    for (name, command, _) in worst_inputs() {
+        let args = json!({ "command": command });
+        group.bench_function(&name, |b| {
+            b.iter(|| black_box(policy.check("bash", black_box(&args))))
+        });
+    }
+    group.finish();
+}
+
+/// Time (the median of five) and peak memory of each worst shape.
+fn report_worst_shapes() {
+    const TIME_TARGET: Duration = Duration::from_millis(100);
+    let policy = PermissionPolicy::new(shapes::rules(), Mode::Default, "/work/proj");
+    let (mut slowest, mut largest) = ((Duration::ZERO, String::new()), (0, String::new()));
+    for (name, command, expect) in worst_inputs() {
+        let mut times = Vec::new();
+        let mut peak = 0;
+        for _ in 0..5 {
+            let (decision, _, took, used) = shapes::measure(&policy, &command);
+            assert_eq!(decision, expect, "{name}");
+            times.push(took);
+            peak = peak.max(used);
+        }
+        times.sort();
+        let took = times[2];
+        println!(
+            "RESULT worst shape {name} ({} KiB): {:.1} ms, peak {:.1} MiB",
+            command.len() >> 10,
+            took.as_secs_f64() * 1e3,
+            peak as f64 / (1 << 20) as f64
+        );
+        if took > slowest.0 {
+            slowest = (took, name.clone());
+        }
+        if peak > largest.0 {
+            largest = (peak, name);
+        }
+    }
+    println!(
+        "RESULT worst shapes: slowest {:.1} ms ({}), largest peak {:.1} MiB ({}); targets {} ms, {} MiB",
+        slowest.0.as_secs_f64() * 1e3,
+        slowest.1,
+        largest.0 as f64 / (1 << 20) as f64,
+        largest.1,
+        TIME_TARGET.as_millis(),
+        shapes::MEMORY_TARGET >> 20
+    );
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
     targets = decide
 }
 
+criterion_group! {
+    name = worst;
+    config = Criterion::default().sample_size(10).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(500));
+    targets = worst_shapes
+}
+
 fn main() {
     benches();
+    worst();
     Criterion::default().configure_from_args().final_summary();
     // `cargo bench` passes `--bench`; a test run of the target only smoke-tests.
     if std::env::args().any(|a| a == "--bench") {
         report();
+        report_worst_shapes();
     }
 }

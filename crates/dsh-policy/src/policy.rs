@@ -441,7 +441,7 @@ impl PermissionPolicy {
     }
 
     fn command_part(&self, part: &CommandPart) -> Outcome {
-        let subject = format!("\"{}\"", part.allow.as_deref().unwrap_or(&part.text));
+        let subject = quoted(part.allow.as_deref().unwrap_or(&part.text));
         let mut outcome = self.command_part_outcome(part, &subject).about(&subject);
         if let Some(note) = part.note {
             if outcome.decision != Decision::Deny || outcome.origin != Origin::Rule {
@@ -587,7 +587,7 @@ impl PermissionPolicy {
     }
 
     fn opaque_part(&self, part: &OpaquePart) -> Outcome {
-        let subject = format!("\"{}\"", crate::rule::normalise_space(&part.text));
+        let subject = quoted(&crate::rule::normalise_space(&part.text));
         self.opaque_part_outcome(part, &subject).about(&subject)
     }
 
@@ -919,6 +919,20 @@ impl Outcome {
         self.denial = denial;
         self
     }
+}
+
+/// A command's text in quotes for a reason; a long one is cut (a reason
+/// is read by a person and a model, and repeats in every part's verdict).
+fn quoted(text: &str) -> String {
+    const SHOWN: usize = 200;
+    if text.len() <= SHOWN + 40 {
+        return format!("\"{text}\"");
+    }
+    let mut cut = SHOWN;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("\"{}…\" ({} bytes)", &text[..cut], text.len())
 }
 
 const _: () = {

@@ -22,6 +22,15 @@ const MAX_NESTING: usize = 2_000;
 const STACK_PER_LEVEL: usize = 64 * 1024;
 /// How deep `$(…)`, `bash -c`, `eval` and expansions may nest.
 const MAX_DEPTH: usize = 64;
+/// Work the parser may do for one command line, in units of `parse_cost`
+/// (about one per token, plus one per 16 bytes read, summed over every
+/// text handed to it, nested ones included). brush-parser's tree takes up
+/// to about 1 KiB and a few microseconds per token, so a 1 MiB command line
+/// of short words would take hundreds of MiB; within the budget a decision
+/// stays near 20 ms and 20 MiB. Past it the command line is asked about
+/// whole, and its text is checked against deny and ask rules from every
+/// word start.
+pub(crate) const PARSE_BUDGET: usize = 24_000;
 
 /// What a command line does, as far as policy is concerned.
 #[derive(Debug, Default)]
@@ -113,6 +122,9 @@ pub(crate) fn analyze(command: &str) -> Analysis {
     if has_oversized_fd_number(command) {
         return opaque_only(command, "a redirection names an out-of-range descriptor");
     }
+    if parse_cost(command) > PARSE_BUDGET {
+        return too_large(command);
+    }
     let bound = nesting_bound(command);
     if bound <= INLINE_NESTING {
         return analyze_here(command);
@@ -142,8 +154,13 @@ fn analyze_here(command: &str) -> Analysis {
         maybe: 0,
         dynamic_value: None,
         evaluates_names: None,
+        budget: PARSE_BUDGET,
+        exhausted: false,
     };
     analyzer.script(command);
+    if analyzer.exhausted {
+        return too_large(command);
+    }
     if let (Some(value), Some(site)) = (&analyzer.dynamic_value, &analyzer.evaluates_names) {
         // Bash evaluates a variable's value as code in arithmetic, `${!x}`
         // and `${x@P}`; a value the analysis cannot see may hold code.
@@ -154,6 +171,38 @@ fn analyze_here(command: &str) -> Analysis {
         );
     }
     analyzer.out
+}
+
+fn too_large(command: &str) -> Analysis {
+    opaque_only(
+        command,
+        "the command line is too large to analyse in full (the parser's budget is about 24 000 words and operators)",
+    )
+}
+
+/// What parsing `text` costs against `PARSE_BUDGET`: an upper bound on the
+/// tokens bash's grammar can make of it (a token starts at an operator or
+/// quoting character, or at a word after a blank), plus one unit per 16
+/// bytes, so re-reading the same long text at every nesting level is paid.
+pub(crate) fn parse_cost(text: &str) -> usize {
+    let mut tokens = 0usize;
+    let mut in_word = false;
+    for b in text.bytes() {
+        match b {
+            b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')' | b'`' | b'$' | b'"' | b'\'' | b'\\'
+            | b'{' | b'}' | b'\n' => {
+                tokens += 1;
+                in_word = false;
+            }
+            b' ' | b'\t' => in_word = false,
+            _ if !in_word => {
+                tokens += 1;
+                in_word = true;
+            }
+            _ => {}
+        }
+    }
+    tokens + text.len() / 16
 }
 
 fn opaque_only(command: &str, why: &str) -> Analysis {
@@ -798,9 +847,26 @@ struct Analyzer {
     /// A place where bash evaluates a variable's value as code: arithmetic
     /// naming a variable, `${!x}`, `${x@P}`, a non-literal subscript.
     evaluates_names: Option<String>,
+    /// What is left of `PARSE_BUDGET`.
+    budget: usize,
+    /// Set when a parse would have gone past the budget; the whole command
+    /// line is then unanalysable.
+    exhausted: bool,
 }
 
 impl Analyzer {
+    /// Pays for parsing `text`; `false` (and the analysis marked
+    /// exhausted) when the budget cannot.
+    fn afford(&mut self, text: &str) -> bool {
+        let cost = parse_cost(text);
+        if self.exhausted || cost > self.budget {
+            self.exhausted = true;
+            return false;
+        }
+        self.budget -= cost;
+        true
+    }
+
     /// Records a part; inside a string another program may run, it only
     /// counts for deny and ask rules.
     fn push(&mut self, mut part: Part) {
@@ -837,7 +903,7 @@ impl Analyzer {
 
     /// Parses and walks a script.
     fn script(&mut self, src: &str) {
-        if !self.enter(src) {
+        if !self.afford(src) || !self.enter(src) {
             return;
         }
         let options = &self.options;
@@ -2149,7 +2215,7 @@ impl Analyzer {
         if !body.contains(['$', '`', '\\']) {
             return Some(body.to_owned());
         }
-        if !self.enter(body) {
+        if !self.afford(body) || !self.enter(body) {
             return None;
         }
         let value = match word::parse_heredoc(body, &self.options) {
@@ -2181,7 +2247,7 @@ impl Analyzer {
         if !expr.contains(['$', '`']) {
             return;
         }
-        if !self.enter(expr) {
+        if !self.afford(expr) || !self.enter(expr) {
             return;
         }
         match word::parse_heredoc(expr, &self.options) {
@@ -2212,7 +2278,7 @@ impl Analyzer {
         if !inner.contains(['$', '`']) {
             return;
         }
-        if !self.enter(text) {
+        if !self.afford(inner) || !self.enter(text) {
             return;
         }
         match word::parse_heredoc(inner, &self.options) {
@@ -2245,6 +2311,9 @@ impl Analyzer {
             // bash expands braces only where they and a separator are
             // unquoted (`{rm,"-rf",~}` is three words, `'{a,b}'` one).
             acc.skeleton = raw.contains('{').then(String::new);
+            if !self.afford(raw) {
+                return Arg::unknown(raw);
+            }
             match word::parse(raw, &self.options) {
                 Ok(pieces) => self.pieces(&pieces, raw, false, &mut acc),
                 Err(err) => {

@@ -5,7 +5,6 @@
 use dsh_policy::{Decision, Mode, Origin, PartKind, PermissionPolicy, PermissionRules};
 use dsh_tools::ToolAnnotations;
 use serde_json::json;
-use std::time::{Duration, Instant};
 
 use Decision::{Allow, Ask, Deny};
 use Mode::{AcceptEdits as AE, BypassPermissions as BP, Default as D, DontAsk as DA, Plan as P};
@@ -796,16 +795,30 @@ fn corpus() -> Vec<Case> {
     ] {
         v.push(c(cmd, set, mode, expect));
     }
-    // Very long command lines.
-    let ls_chain = vec!["ls"; 10_000].join(" && ");
+    // Long command lines, analysed in full within the parser's budget.
+    let ls_chain = vec!["ls"; 5_000].join(" && ");
     v.push(c(&ls_chain, Std, D, Allow));
     v.push(c(&format!("{ls_chain} && rm -rf x"), Std, D, Deny));
-    let mut mixed: Vec<&str> = vec!["echo a"; 10_000];
-    mixed[5_000] = "rm -rf y";
+    let mut mixed: Vec<&str> = vec!["echo a"; 4_000];
+    mixed[2_000] = "rm -rf y";
     v.push(c(&mixed.join("; "), Std, D, Deny));
-    v.push(c(&vec!["cat x"; 10_000].join(" | "), Std, D, Allow));
-    v.push(c(&vec!["true"; 10_000].join("\n"), Std, D, Allow));
+    v.push(c(&vec!["cat x"; 4_000].join(" | "), Std, D, Allow));
+    v.push(c(&vec!["true"; 5_000].join("\n"), Std, D, Allow));
     v.push(c(&format!("echo {}", "a".repeat(200_000)), Std, D, Allow));
+    // Past the budget: asked about whole in every mode that asks (refused
+    // in plan and dontAsk), and deny rules still find what they name
+    // anywhere in the text.
+    let long_chain = vec!["ls"; 20_000].join(" && ");
+    v.push(c(&long_chain, Std, D, Ask));
+    v.push(c(&long_chain, Std, AE, Ask));
+    v.push(c(&long_chain, Std, P, Deny));
+    v.push(c(&long_chain, Std, DA, Deny));
+    v.push(c(&long_chain, Std, BP, Ask));
+    v.push(c(&format!("{long_chain} && rm -rf x"), Std, D, Deny));
+    v.push(c(&format!("{long_chain} && rm -rf x"), Std, BP, Deny));
+    let mut mixed: Vec<&str> = vec!["echo a"; 20_000];
+    mixed[10_000] = "sudo rm -rf y";
+    v.push(c(&mixed.join("; "), Std, BP, Deny));
     // Nested too deeply to analyse: asked about, but a deny rule still
     // sees the command inside.
     v.push(c(
@@ -930,22 +943,6 @@ fn wrapping_does_not_change_decisions() {
             assert_eq!(plain, grouped, "{:?}", case.command);
             assert_eq!(plain, subshell, "{:?}", case.command);
         }
-    }
-}
-
-#[test]
-fn very_long_commands_are_fast() {
-    let p = policy(Std, D);
-    for command in [
-        vec!["ls -la"; 10_000].join(" && "),
-        vec!["echo a"; 10_000].join("; "),
-        vec!["cat x"; 10_000].join(" | "),
-    ] {
-        let start = Instant::now();
-        let e = p.check("bash", &bash(&command));
-        let took = start.elapsed();
-        assert_eq!(e.decision, Allow);
-        assert!(took < Duration::from_secs(1), "took {took:?}");
     }
 }
 
