@@ -388,11 +388,26 @@ pub(crate) struct CommandPattern {
 
 /// Bytes after which a word may start, for the checks that look for a
 /// command anywhere in a text: white space, a path separator (`/bin/rm`),
-/// shell operators and quotes (`x;rm`, `'rm …'`), and `=` (`--exec=rm`).
+/// shell operators and quotes (`x;rm`, `'rm …'`), `=` (`--exec=rm`), and
+/// the `!` and `:` that editors and pagers put before a shell command
+/// (`vim -c '!rm x'`, `:!rm x`).
 fn starts_word_after(b: u8) -> bool {
     matches!(
         b,
-        b' ' | b'\t' | b'\n' | b'/' | b';' | b'&' | b'|' | b'(' | b'`' | b'\'' | b'"' | b'{' | b'='
+        b' ' | b'\t'
+            | b'\n'
+            | b'/'
+            | b';'
+            | b'&'
+            | b'|'
+            | b'('
+            | b'`'
+            | b'\''
+            | b'"'
+            | b'{'
+            | b'='
+            | b'!'
+            | b':'
     )
 }
 

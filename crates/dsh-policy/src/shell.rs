@@ -1711,6 +1711,10 @@ impl Analyzer {
                     self.maybe_script(&a.value);
                 }
             }
+            // What it reads on stdin may be commands too (`at now <<< 'rm x'`).
+            if let Some(Stdin::Script(script)) = &stdin {
+                self.maybe_script(script);
+            }
             (inner.len() > 1).then(|| flat(&inner[1..]))
         };
         self.push(Part::Command(CommandPart {

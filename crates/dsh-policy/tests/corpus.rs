@@ -586,6 +586,12 @@ fn corpus() -> Vec<Case> {
         "nohup flock l timeout 5 rm x",
         "docker run --rm img rm x",
         "watch -n1 -x flock l rm x",
+        // What such a program reads on stdin, and shell commands behind
+        // the `!` or `:` of editors and pagers.
+        "at now <<< 'rm x'",
+        "batch <<EOF\nrm x\nEOF",
+        "vim -c '!rm x' f",
+        "vim -c ':!rm x' f",
     ] {
         v.push(c(cmd, DenyRm, BP, Deny));
         v.push(c(cmd, DenyRm, D, Deny));
@@ -595,6 +601,8 @@ fn corpus() -> Vec<Case> {
     v.push(c("flock l npm publish", Std, BP, Ask));
     // The other direction: programs whose arguments are data keep their decisions.
     for (cmd, expect) in [
+        ("cat <<< 'rm x'", Allow),
+        ("grep -c x <<EOF\nrm x\nEOF", Allow),
         ("git commit -m 'rm old files'", Allow),
         ("git commit -m \"rm -rf build; done\"", Allow),
         ("git log --grep 'rm x'", Allow),
@@ -623,10 +631,13 @@ fn corpus() -> Vec<Case> {
     v.push(c("find . -name '*.rs' | xargs grep -n TODO", Std, D, Allow));
     v.push(c("find . -name '*.rs' | xargs grep -n TODO", Std, P, Allow));
 
+    // A git alias that runs a denied command is denied (the `!` starts it).
+    v.push(c("git -c alias.st='!rm -rf ~' st", Tools, D, Deny));
+    v.push(c("git -c alias.st='!rm -rf ~' st", Tools, BP, Deny));
     // Options and script arguments that run code: never allowed by a prefix rule.
     for cmd in [
         "git -c core.pager='sh -c id' log",
-        "git -c alias.st='!rm -rf ~' st",
+        "git -c alias.st='!id' st",
         "git --config-env=core.pager=EVIL log",
         "git fetch --upload-pack='touch /tmp/pwned' origin",
         "git push --receive-pack=evil origin",
