@@ -356,6 +356,33 @@ pub struct ToolExecutionResult {
     /// The failure's code, when it failed with one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ToolErrorInfo>,
+    /// A JSON value matching the tool's output schema (MCP's
+    /// `structuredContent`), when the tool gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+}
+
+/// What a body returns when content blocks alone do not say it: a JSON
+/// value beside them (MCP's `structuredContent`), or a failure whose
+/// content is the tool's own (an upstream MCP server's `isError` result),
+/// which the model reads as the tool wrote it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolOutput {
+    /// What the model sees.
+    pub content: Vec<ContentBlock>,
+    /// The structured value, if any.
+    pub structured_content: Option<Value>,
+    /// The tool reports a failure (code `TOOL_ERROR`).
+    pub is_error: bool,
+}
+
+impl From<Vec<ContentBlock>> for ToolOutput {
+    fn from(content: Vec<ContentBlock>) -> Self {
+        ToolOutput {
+            content,
+            ..ToolOutput::default()
+        }
+    }
 }
 
 impl ToolExecutionResult {
@@ -366,6 +393,22 @@ impl ToolExecutionResult {
             content,
             is_error: false,
             error: None,
+            structured_content: None,
+        }
+    }
+
+    /// The result of a body's [`ToolOutput`].
+    pub fn from_output(call_id: impl Into<String>, output: ToolOutput) -> Self {
+        let error = output.is_error.then(|| ToolErrorInfo {
+            name: ErrorCode::ToolError.error_name().to_owned(),
+            code: ErrorCode::ToolError,
+        });
+        ToolExecutionResult {
+            call_id: call_id.into(),
+            content: output.content,
+            is_error: output.is_error,
+            error,
+            structured_content: output.structured_content,
         }
     }
 
@@ -379,6 +422,7 @@ impl ToolExecutionResult {
                 name: error.code().error_name().to_owned(),
                 code: error.code(),
             }),
+            structured_content: None,
         }
     }
 
