@@ -113,13 +113,16 @@ fn call_id(id: &RequestId) -> String {
     }
 }
 
+/// Our block as rmcp's: the two share MCP's wire shape, so every field
+/// (annotations and `_meta` included) passes through. A block rmcp cannot
+/// read (which would be a bug in ours) becomes a text block saying so.
 fn mcp_content(block: ContentBlock) -> rmcp::model::ContentBlock {
-    match block {
-        ContentBlock::Text { text } => rmcp::model::ContentBlock::text(text),
-        ContentBlock::Image { data, mime_type } => {
-            rmcp::model::ContentBlock::image(data, mime_type)
-        }
-    }
+    serde_json::to_value(&block)
+        .ok()
+        .and_then(|wire| serde_json::from_value(wire).ok())
+        .unwrap_or_else(|| {
+            rmcp::model::ContentBlock::text("Error: a content block is not in MCP's shape")
+        })
 }
 
 impl ServerHandler for McpServer {
@@ -207,12 +210,13 @@ impl ServerHandler for McpServer {
             ));
         }
         let content = result.content.into_iter().map(mcp_content).collect();
-        Ok(if result.is_error {
+        let mut answer = if result.is_error {
             CallToolResult::error(content)
         } else {
             CallToolResult::success(content)
-        }
-        .into())
+        };
+        answer.structured_content = result.structured_content;
+        Ok(answer.into())
     }
 }
 

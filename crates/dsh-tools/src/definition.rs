@@ -4,7 +4,9 @@
 use crate::args::{decode_args, ToolArgs};
 use crate::content::ContentBlock;
 use crate::error::{ErrorCode, ToolError};
-use crate::execution::{ToolAnnotations, ToolArguments, ToolContext, ToolExecutionResult};
+use crate::execution::{
+    ToolAnnotations, ToolArguments, ToolContext, ToolExecutionResult, ToolOutput,
+};
 use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
 use crate::schema::{Dialect, SchemaSpec};
 use futures::future::BoxFuture;
@@ -31,6 +33,9 @@ pub struct ToolSchema {
 
 /// The future a tool body returns.
 pub type ToolFuture<'a> = BoxFuture<'a, Result<Vec<ContentBlock>, ToolError>>;
+
+/// The future of [`ToolDefinition::execute_output`].
+pub type OutputFuture<'a> = BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
 /// A registered tool, kept as `Arc<dyn ToolDefinition>`.
 ///
@@ -75,6 +80,24 @@ pub trait ToolDefinition: Send + Sync + 'static {
                 .map_err(|violation| ToolError::invalid_args(vec![violation]))?;
             self.execute(args, ctx).await
         })
+    }
+
+    /// Whether dispatch runs [`ToolDefinition::execute_output`] instead of
+    /// [`ToolDefinition::execute_shared`]: for tools whose results carry
+    /// more than content blocks (a proxied MCP tool's `structuredContent`
+    /// and own `isError`). Most tools leave it `false`, and pay nothing.
+    fn has_output(&self) -> bool {
+        false
+    }
+
+    /// Runs the tool to a whole [`ToolOutput`]; the default wraps
+    /// [`ToolDefinition::execute_shared`].
+    fn execute_output(
+        self: Arc<Self>,
+        args: ToolArguments,
+        ctx: ToolContext,
+    ) -> OutputFuture<'static> {
+        Box::pin(async move { self.execute_shared(args, ctx).await.map(ToolOutput::from) })
     }
 
     /// How to present the pending call; `None` for the generic presentation.

@@ -152,15 +152,16 @@ mod timeout;
 mod validate;
 
 pub use args::{decode_args, ArgType, ToolArgs};
-pub use content::ContentBlock;
+pub use content::{ContentBlock, ContentExtra};
 pub use definition::{
-    define_tool, DynamicTool, FnTool, Tool, ToolDefinition, ToolFuture, ToolSchema, TypedTool,
+    define_tool, DynamicTool, FnTool, OutputFuture, Tool, ToolDefinition, ToolFuture, ToolSchema,
+    TypedTool,
 };
 pub use dsh_tools_derive::ToolArgs;
 pub use error::{ErrorCode, ToolError};
 pub use execution::{
     CallArguments, ToolAnnotations, ToolArguments, ToolContext, ToolErrorInfo, ToolExecution,
-    ToolExecutionResult, ToolProgress,
+    ToolExecutionResult, ToolOutput, ToolProgress,
 };
 pub use futures::future::BoxFuture;
 pub use middleware::{

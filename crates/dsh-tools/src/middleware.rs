@@ -297,6 +297,11 @@ enum NextInner {
         future: BoxFuture<'static, Result<Vec<ContentBlock>, ToolError>>,
         cancel: Option<tokio_util::sync::CancellationToken>,
     },
+    /// A body with a whole [`ToolOutput`] (see `ToolDefinition::has_output`).
+    Output {
+        future: crate::definition::OutputFuture<'static>,
+        cancel: Option<tokio_util::sync::CancellationToken>,
+    },
     /// Decided without a future (a veto by dispatch, a panic in `handle`);
     /// `None` once taken. Boxed: a rare path, and it keeps every layer's
     /// future (which holds a `NextFuture`) small to move.
@@ -363,6 +368,26 @@ impl NextFuture {
                     Err(payload) => Poll::Ready(tool_panicked(call_id, payload.as_ref())),
                 }
             }
+            NextInner::Output { future, cancel } => {
+                let polled = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
+                // As for a body above: a cancelled call is `ABORTED`.
+                if cancel
+                    .as_ref()
+                    .is_some_and(tokio_util::sync::CancellationToken::is_cancelled)
+                {
+                    return Poll::Ready(aborted_result(call_id, true));
+                }
+                match polled {
+                    Ok(Poll::Pending) => Poll::Pending,
+                    Ok(Poll::Ready(Ok(output))) => {
+                        Poll::Ready(ToolExecutionResult::from_output(call_id, output))
+                    }
+                    Ok(Poll::Ready(Err(err))) => {
+                        Poll::Ready(ToolExecutionResult::from_error(call_id, &err))
+                    }
+                    Err(payload) => Poll::Ready(tool_panicked(call_id, payload.as_ref())),
+                }
+            }
             NextInner::Done(result) => match result.take() {
                 Some(result) => Poll::Ready(*result),
                 None => Poll::Ready(ToolExecutionResult::failure(
@@ -399,6 +424,17 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
     };
     // A panic in the body's synchronous part is the tool's, like one in its future.
     let args = exec.arguments;
+    if entry.tool.has_output() {
+        return match catch_unwind(AssertUnwindSafe(|| {
+            entry.tool.clone().execute_output(args, ctx)
+        })) {
+            Ok(future) => NextInner::Output {
+                future,
+                cancel: exec.cancel,
+            },
+            Err(payload) => done(tool_panicked(call_id, payload.as_ref())),
+        };
+    }
     match catch_unwind(AssertUnwindSafe(|| {
         entry.tool.clone().execute_shared(args, ctx)
     })) {
