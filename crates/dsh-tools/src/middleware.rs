@@ -344,50 +344,17 @@ impl NextFuture {
                 }
             }
             NextInner::Body { future, cancel } => {
-                let polled = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
-                // Checked on every wake-up, after the body had its poll (so a
-                // cooperative body sees its token fire): when the registry's
-                // race or a timeout sees the token fire, it polls the chain
-                // once more, and this turns the call into `ABORTED`, which
-                // then passes back through every layer. A body that noticed
-                // the cancellation and returned was still aborted.
-                if cancel
-                    .as_ref()
-                    .is_some_and(tokio_util::sync::CancellationToken::is_cancelled)
-                {
-                    return Poll::Ready(aborted_result(call_id, true));
-                }
-                match polled {
-                    Ok(Poll::Pending) => Poll::Pending,
-                    Ok(Poll::Ready(Ok(content))) => {
-                        Poll::Ready(ToolExecutionResult::ok(call_id, content))
-                    }
-                    Ok(Poll::Ready(Err(err))) => {
-                        Poll::Ready(ToolExecutionResult::from_error(call_id, &err))
-                    }
-                    Err(payload) => Poll::Ready(tool_panicked(call_id, payload.as_ref())),
-                }
+                poll_body(future, cancel.as_ref(), cx, call_id, |id, content| {
+                    ToolExecutionResult::ok(id, content)
+                })
             }
-            NextInner::Output { future, cancel } => {
-                let polled = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
-                // As for a body above: a cancelled call is `ABORTED`.
-                if cancel
-                    .as_ref()
-                    .is_some_and(tokio_util::sync::CancellationToken::is_cancelled)
-                {
-                    return Poll::Ready(aborted_result(call_id, true));
-                }
-                match polled {
-                    Ok(Poll::Pending) => Poll::Pending,
-                    Ok(Poll::Ready(Ok(output))) => {
-                        Poll::Ready(ToolExecutionResult::from_output(call_id, output))
-                    }
-                    Ok(Poll::Ready(Err(err))) => {
-                        Poll::Ready(ToolExecutionResult::from_error(call_id, &err))
-                    }
-                    Err(payload) => Poll::Ready(tool_panicked(call_id, payload.as_ref())),
-                }
-            }
+            NextInner::Output { future, cancel } => poll_body(
+                future,
+                cancel.as_ref(),
+                cx,
+                call_id,
+                |id, output| ToolExecutionResult::from_output(id, output),
+            ),
             NextInner::Done(result) => match result.take() {
                 Some(result) => Poll::Ready(*result),
                 None => Poll::Ready(ToolExecutionResult::failure(
@@ -397,6 +364,32 @@ impl NextFuture {
                 )),
             },
         }
+    }
+}
+
+/// Polls a body's future; `finish` makes its value the result.
+fn poll_body<T>(
+    future: &mut BoxFuture<'static, Result<T, ToolError>>,
+    cancel: Option<&tokio_util::sync::CancellationToken>,
+    cx: &mut Context<'_>,
+    call_id: &str,
+    finish: fn(&str, T) -> ToolExecutionResult,
+) -> Poll<ToolExecutionResult> {
+    let polled = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
+    // Checked on every wake-up, after the body had its poll (so a
+    // cooperative body sees its token fire): when the registry's race or a
+    // timeout sees the token fire, it polls the chain once more, and this
+    // turns the call into `ABORTED`, which then passes back through every
+    // layer. A body that noticed the cancellation and returned was still
+    // aborted.
+    if cancel.is_some_and(tokio_util::sync::CancellationToken::is_cancelled) {
+        return Poll::Ready(aborted_result(call_id, true));
+    }
+    match polled {
+        Ok(Poll::Pending) => Poll::Pending,
+        Ok(Poll::Ready(Ok(value))) => Poll::Ready(finish(call_id, value)),
+        Ok(Poll::Ready(Err(err))) => Poll::Ready(ToolExecutionResult::from_error(call_id, &err)),
+        Err(payload) => Poll::Ready(tool_panicked(call_id, payload.as_ref())),
     }
 }
 
