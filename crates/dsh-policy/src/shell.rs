@@ -30,7 +30,7 @@ const MAX_DEPTH: usize = 64;
 /// stays near 20 ms and 20 MiB. Past it the command line is asked about
 /// whole, and its text is checked against deny and ask rules from every
 /// word start.
-pub(crate) const PARSE_BUDGET: usize = 24_000;
+const PARSE_BUDGET: usize = 24_000;
 
 /// What a command line does, as far as policy is concerned.
 #[derive(Debug, Default)]
@@ -174,17 +174,18 @@ fn analyze_here(command: &str) -> Analysis {
 }
 
 fn too_large(command: &str) -> Analysis {
-    opaque_only(
-        command,
-        "the command line is too large to analyse in full (the parser's budget is about 24 000 words and operators)",
-    )
+    let why = format!(
+        "the command line is too large to analyse in full (the parser's budget is about {} words and operators)",
+        PARSE_BUDGET
+    );
+    opaque_only(command, &why)
 }
 
 /// What parsing `text` costs against `PARSE_BUDGET`: an upper bound on the
 /// tokens bash's grammar can make of it (a token starts at an operator or
 /// quoting character, or at a word after a blank), plus one unit per 16
 /// bytes, so re-reading the same long text at every nesting level is paid.
-pub(crate) fn parse_cost(text: &str) -> usize {
+fn parse_cost(text: &str) -> usize {
     let mut tokens = 0usize;
     let mut in_word = false;
     for b in text.bytes() {
