@@ -232,6 +232,7 @@ impl Prepared {
                 root,
                 pool,
                 emptied: AtomicBool::new(false),
+                killed: AtomicBool::new(false),
             }),
             PreparedKind::Tree { name, value } => {
                 let root_start = read_stat(root).map(|p| p.start).unwrap_or(0);
@@ -463,6 +464,10 @@ pub(crate) struct CgroupCall {
     /// Set once the cgroup was seen empty: nothing can join it again (only
     /// `spawn` puts processes in, and only before `attach`).
     emptied: AtomicBool,
+    /// Set once `cgroup.kill` was written. Such a cgroup is never reused:
+    /// some kernels (6.18 here) kill every later child cloned into it with
+    /// `CLONE_INTO_CGROUP`, as if the kill were still in progress.
+    killed: AtomicBool,
 }
 
 impl CgroupCall {
@@ -480,6 +485,7 @@ impl CgroupCall {
     }
 
     fn kill(&self) {
+        self.killed.store(true, Ordering::Relaxed);
         match write_file(&self.path("cgroup.kill"), b"1") {
             Ok(()) => return,
             // Removed: nothing can be left in it.
@@ -512,20 +518,25 @@ impl CgroupCall {
 
 impl Drop for CgroupCall {
     fn drop(&mut self) {
-        if self.is_empty() {
+        if self.is_empty() && !self.killed.load(Ordering::Relaxed) {
             if let Some((dir, handle)) = self.dir.take() {
                 self.pool.release(dir, handle);
             }
             return;
         }
-        // Still populated (the call's future was dropped mid-run, or the
-        // processes are still dying): kill, and remove it once empty without
-        // blocking the caller.
-        self.kill();
+        // Killed, or still populated (the call's future was dropped mid-run,
+        // or the processes are still dying): kill, and remove it once empty
+        // without blocking the caller.
+        if !self.is_empty() {
+            self.kill();
+        }
         let Some((dir, handle)) = self.dir.take() else {
             return;
         };
         drop(handle);
+        if fs::remove_dir(&dir).is_ok() {
+            return;
+        }
         let spawned = std::thread::Builder::new()
             .name("dsh-bash-cgroup-cleanup".into())
             .spawn(move || remove_cgroup(&dir, Instant::now() + Duration::from_secs(5)));
