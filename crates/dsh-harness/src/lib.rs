@@ -40,6 +40,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+use dsh_mcp::{Proxy, ProxyError, ProxyOptions, UpstreamConfig};
 use dsh_policy::{Approver, Evaluation, Mode, PermissionMiddleware, Settings, UnknownMode};
 use dsh_tool_bash::{register_bash_tools, Executor, ExecutorConfig};
 use dsh_tools::ToolRegistry;
@@ -73,6 +74,9 @@ pub enum HarnessError {
     /// A first-party tool could not be registered.
     #[error("cannot register the first-party tools: {0}")]
     Register(dsh_tools::ToolError),
+    /// An upstream MCP server could not be fronted.
+    #[error("{0}")]
+    Upstream(ProxyError),
 }
 
 /// What to build the pipeline from. The default: no settings file (every
@@ -83,6 +87,7 @@ pub struct PipelineOptions {
     mode: Option<Mode>,
     cwd: Option<PathBuf>,
     keep_spill_files: bool,
+    no_builtin_tools: bool,
 }
 
 impl PipelineOptions {
@@ -113,6 +118,13 @@ impl PipelineOptions {
         self
     }
 
+    /// Registers no first-party tool (`dsh mcp --no-builtin`: the
+    /// upstreams' tools alone, behind the same middleware).
+    pub fn without_builtin_tools(mut self, without: bool) -> Self {
+        self.no_builtin_tools = without;
+        self
+    }
+
     /// Keep the full output of truncated results after the pipeline goes
     /// away, for a one-shot host whose printed spill paths must stay
     /// readable; see `ExecutorConfig::keep_spill_files` for when they are
@@ -130,6 +142,7 @@ pub struct Pipeline {
     permissions: PermissionMiddleware,
     executor: Executor,
     cwd: PathBuf,
+    settings: Settings,
 }
 
 impl Pipeline {
@@ -149,7 +162,9 @@ impl Pipeline {
         };
         let executor = Executor::new(config).map_err(HarnessError::Executor)?;
         let registry = ToolRegistry::new();
-        register_bash_tools(&registry, &executor).map_err(HarnessError::Register)?;
+        if !options.no_builtin_tools {
+            register_bash_tools(&registry, &executor).map_err(HarnessError::Register)?;
+        }
         let permissions = PermissionMiddleware::new(settings.policy(cwd.clone(), options.mode));
         registry.use_middleware(permissions.clone());
         Ok(Pipeline {
@@ -157,7 +172,38 @@ impl Pipeline {
             permissions,
             executor,
             cwd,
+            settings,
         })
+    }
+
+    /// Fronts MCP servers: their tools join the registry, behind the same
+    /// middleware, with the settings' `mcp` section (call timeout, tools
+    /// trusted read-only).
+    ///
+    /// # Errors
+    /// [`HarnessError::Upstream`]: a server that cannot start, a name claimed twice.
+    pub async fn start_upstreams(
+        &self,
+        upstreams: Vec<UpstreamConfig>,
+    ) -> Result<Proxy, HarnessError> {
+        let mcp = &self.settings.mcp;
+        let mut options = ProxyOptions::new(&self.cwd);
+        if let Some(ms) = mcp.call_timeout_ms {
+            options.call_timeout = std::time::Duration::from_millis(ms);
+        }
+        options.read_only_tools = mcp
+            .read_only_tools
+            .iter()
+            .map(|t| t.to_ascii_lowercase())
+            .collect();
+        Proxy::start(upstreams, &self.registry, options)
+            .await
+            .map_err(HarnessError::Upstream)
+    }
+
+    /// The settings the pipeline was built from.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// The registry every call goes through.
@@ -192,11 +238,11 @@ impl Pipeline {
         let annotations = self
             .registry
             .get(tool)
-            .map(|t| t.annotations())
+            .map(|t| (t.annotations(), t.aliases().to_vec()))
             .unwrap_or_default();
         self.permissions
             .policy()
-            .check_annotated(tool, args, &annotations)
+            .check_named(tool, &annotations.1, args, &annotations.0)
     }
 }
 

@@ -29,6 +29,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod upstream;
+
+pub use upstream::{Proxy, ProxyError, ProxyOptions, UpstreamConfig, UpstreamTransport};
+
 use dsh_policy::{ApprovalAnswer, ApprovalRequest, Approver, PermissionMiddleware};
 use dsh_tools::{
     ContentBlock, RegistryChange, ToolExecution, ToolFormat, ToolProgress, ToolRegistry,
@@ -52,6 +56,7 @@ pub struct McpServer {
     registry: ToolRegistry,
     instructions: Option<String>,
     permissions: Option<PermissionMiddleware>,
+    proxy: Option<Arc<Proxy>>,
 }
 
 impl McpServer {
@@ -61,7 +66,15 @@ impl McpServer {
             registry,
             instructions: None,
             permissions: None,
+            proxy: None,
         }
+    }
+
+    /// Serves the tools of `proxy` (registered in this server's registry)
+    /// with their upstreams' own progress instead of ours.
+    pub fn with_proxy(mut self, proxy: Arc<Proxy>) -> Self {
+        self.proxy = Some(proxy);
+        self
     }
 
     /// Asks the client's user about *ask* verdicts of this permission layer
@@ -173,6 +186,14 @@ impl ServerHandler for McpServer {
             stateless: context.peer.peer_info().is_none(),
             responses: request.input_responses.unwrap_or_default(),
             needed: Mutex::new(None),
+            progress_token: token.clone(),
+        });
+        // A proxied tool forwards its upstream's progress; ours would mix in.
+        let token = token.filter(|_| {
+            !self
+                .proxy
+                .as_ref()
+                .is_some_and(|proxy| proxy.owns(&request.name))
         });
         let mut run = std::pin::pin!(CALL.scope(approval.clone(), self.registry.execute(exec)));
         let result = match token.zip(progress) {
@@ -270,11 +291,21 @@ struct CallApproval {
     responses: InputResponses,
     /// The question to send back, when one is needed.
     needed: Mutex<Option<Value>>,
+    /// The client's progress token for this call, if it sent one.
+    progress_token: Option<ProgressToken>,
 }
 
 impl CallApproval {
     fn take_needed(&self) -> Option<Value> {
         self.needed.lock().ok()?.take()
+    }
+
+    /// Where a proxied tool sends its upstream's progress, if the client asked.
+    fn downstream(&self) -> Option<upstream::Downstream> {
+        Some(upstream::Downstream {
+            peer: self.peer.clone(),
+            token: self.progress_token.clone()?,
+        })
     }
 }
 

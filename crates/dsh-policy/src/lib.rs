@@ -302,6 +302,6 @@ pub use policy::{
 pub use readonly::{is_read_only_command, READ_ONLY_COMMANDS};
 pub use rule::{PermissionRules, Rule, RuleError, RuleList};
 pub use settings::{
-    BashSettings, HookCommand, HookEvent, HookMatcher, HookSettings, PermissionSettings,
-    SandboxMode, SandboxSettings, Settings, SettingsError, SettingsErrorKind,
+    BashSettings, HookCommand, HookEvent, HookMatcher, HookSettings, McpSettings,
+    PermissionSettings, SandboxMode, SandboxSettings, Settings, SettingsError, SettingsErrorKind,
 };

@@ -140,15 +140,12 @@ impl Middleware for PermissionMiddleware {
         // Arguments the tool's schema refuses are answered with the schema's
         // message (what the model can correct), not with a verdict on a call
         // that cannot run; the call is refused here, so nothing runs either way.
-        if let Some(spec) = tool.spec() {
-            let violations = spec.validate(args);
-            if !violations.is_empty() {
-                let err = ToolError::invalid_args(violations);
-                return Box::pin(async move { Err(err) });
-            }
+        if let Err(err) = tool.check_arguments(args) {
+            return Box::pin(async move { Err(err) });
         }
         let read_only = tool.annotations().is_read_only();
-        let verdict = read(&self.state.policy).evaluate(&exec.name, args, read_only);
+        let verdict =
+            read(&self.state.policy).evaluate(&exec.name, tool.aliases(), args, read_only);
         let state = self.state.clone();
         Box::pin(async move {
             match verdict.evaluation.decision {

@@ -301,7 +301,21 @@ impl PermissionPolicy {
         args: &Value,
         annotations: &ToolAnnotations,
     ) -> Evaluation {
-        self.evaluate(tool, args, annotations.is_read_only())
+        self.evaluate(tool, &[], args, annotations.is_read_only())
+            .evaluation
+    }
+
+    /// Decides a call of a tool that rules may also name by `aliases`
+    /// (lower-case, as [`dsh_tools::ToolDefinition::aliases`] gives them:
+    /// `mcp__server__tool`, `mcp__server`, `mcp__server__*`).
+    pub fn check_named(
+        &self,
+        tool: &str,
+        aliases: &[String],
+        args: &Value,
+        annotations: &ToolAnnotations,
+    ) -> Evaluation {
+        self.evaluate(tool, aliases, args, annotations.is_read_only())
             .evaluation
     }
 
@@ -313,26 +327,40 @@ impl PermissionPolicy {
         args: &Value,
         annotations: &ToolAnnotations,
     ) -> Vec<PartEvaluation> {
-        self.evaluate(tool, args, annotations.is_read_only()).parts
+        self.evaluate(tool, &[], args, annotations.is_read_only())
+            .parts
     }
 
-    pub(crate) fn evaluate(&self, tool: &str, args: &Value, read_only: bool) -> Verdict {
+    pub(crate) fn evaluate(
+        &self,
+        tool: &str,
+        aliases: &[String],
+        args: &Value,
+        read_only: bool,
+    ) -> Verdict {
         let tool_lc = tool.to_ascii_lowercase();
         if tool_lc == SHELL_TOOL {
             self.evaluate_bash(tool, args)
         } else {
-            self.evaluate_tool(tool, &tool_lc, args, read_only)
+            self.evaluate_tool(tool, &tool_lc, aliases, args, read_only)
         }
     }
 
-    fn evaluate_tool(&self, tool: &str, tool_lc: &str, args: &Value, read_only: bool) -> Verdict {
+    fn evaluate_tool(
+        &self,
+        tool: &str,
+        tool_lc: &str,
+        aliases: &[String],
+        args: &Value,
+        read_only: bool,
+    ) -> Verdict {
         let path = PATH_ARGUMENTS
             .iter()
             .find_map(|k| args.get(*k).and_then(Value::as_str))
             .map(|p| path::absolute(p, &self.cwd));
         let is_edit = self.edit_tools.iter().any(|t| t == tool_lc);
         let matches = |rule: &Rule| -> bool {
-            let own = rule.tool() == tool_lc;
+            let own = rule.tool() == tool_lc || aliases.iter().any(|a| a == rule.tool());
             let edit_rule = is_edit && matches!(rule.tool(), "edit" | "write");
             if !own && !edit_rule {
                 return false;

@@ -134,7 +134,12 @@ impl Rule {
         if name.is_empty() {
             return Err(RuleError::new(text, "missing tool name before \"(\""));
         }
-        if let Some(bad) = name
+        // `mcp__server__*`: every tool of a server, as Claude Code writes it.
+        let plain = match name.strip_suffix("__*") {
+            Some(server) if name.starts_with("mcp__") && server.len() > "mcp_".len() => server,
+            _ => name,
+        };
+        if let Some(bad) = plain
             .chars()
             .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')))
         {
@@ -739,5 +744,12 @@ mod tests {
         );
         assert_eq!(Rule::parse("Read").unwrap().tool(), "read");
         assert!(Rule::parse("mcp__server__tool").is_ok());
+        assert_eq!(
+            Rule::parse("mcp__Server__*").unwrap().tool(),
+            "mcp__server__*"
+        );
+        assert!(Rule::parse("mcp__*").is_err());
+        assert!(Rule::parse("Bash__*").is_err());
+        assert!(Rule::parse("mcp__a*__*").is_err());
     }
 }

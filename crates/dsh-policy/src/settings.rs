@@ -8,7 +8,8 @@
 //!     "ask":   ["Bash(git push:*)"],
 //!     "deny":  ["Bash(rm -rf:*)"]
 //!   },
-//!   "bash": {"defaultTimeoutMs": 120000, "maxTimeoutMs": 600000, "maxOutputBytes": 64000}
+//!   "bash": {"defaultTimeoutMs": 120000, "maxTimeoutMs": 600000, "maxOutputBytes": 64000},
+//!   "mcp": {"callTimeoutMs": 120000, "readOnlyTools": ["mcp__docs__*"]}
 //! }
 //! ```
 //!
@@ -45,6 +46,29 @@ pub struct Settings {
     /// Limits for the bash tool.
     #[serde(default)]
     pub bash: BashSettings,
+    /// The MCP proxy's upstream tools (our extension).
+    #[serde(default)]
+    pub mcp: McpSettings,
+}
+
+/// `mcp`: how `dsh mcp` treats the tools of the servers it proxies.
+///
+/// ```json
+/// {"mcp": {"callTimeoutMs": 60000, "readOnlyTools": ["mcp__docs__*", "mcp__github__get_issue"]}}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct McpSettings {
+    /// How long one upstream `tools/call` may take, in milliseconds
+    /// (default 120 000); past it the call is cancelled upstream and fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_timeout_ms: Option<u64>,
+    /// Upstream tools trusted as read-only (plan mode lets them run, and no
+    /// rule is needed for them), named as rules name them: `mcp__NAME__tool`,
+    /// `mcp__NAME` or `mcp__NAME__*`, or the exposed name. An upstream's own
+    /// `readOnlyHint` is never trusted: it is a claim by the server.
+    #[serde(default)]
+    pub read_only_tools: Vec<String>,
 }
 
 /// `permissions`: the default mode and the three rule lists.
@@ -284,6 +308,29 @@ impl Settings {
                 "the sandbox is not supported by this build yet; remove the \"sandbox\" key (commands would otherwise run unconfined)".into(),
             ));
         }
+        if self.mcp.call_timeout_ms == Some(0) {
+            return Err(SettingsError::new(
+                SettingsErrorKind::Invalid,
+                Some("mcp.callTimeoutMs".into()),
+                "must be greater than 0".into(),
+            ));
+        }
+        for (i, name) in self.mcp.read_only_tools.iter().enumerate() {
+            if let Err(e) = Rule::parse(name) {
+                return Err(SettingsError::new(
+                    SettingsErrorKind::Invalid,
+                    Some(format!("mcp.readOnlyTools[{i}]")),
+                    format!("not a tool name: {}", e.problem()),
+                ));
+            }
+            if name.contains('(') {
+                return Err(SettingsError::new(
+                    SettingsErrorKind::Invalid,
+                    Some(format!("mcp.readOnlyTools[{i}]")),
+                    format!("{name:?}: a tool name, without a specifier"),
+                ));
+            }
+        }
         let b = &self.bash;
         for (key, value) in [
             ("bash.defaultTimeoutMs", b.default_timeout_ms),
@@ -355,7 +402,7 @@ fn check_shape(root: &serde_json::Value) -> Result<(), SettingsError> {
         }
     }
     object(root, "")?;
-    for key in ["permissions", "bash", "sandbox", "hooks"] {
+    for key in ["permissions", "bash", "sandbox", "hooks", "mcp"] {
         if let Some(v) = root.get(key) {
             object(v, key)?;
         }

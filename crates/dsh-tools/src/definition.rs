@@ -116,9 +116,51 @@ pub trait ToolDefinition: Send + Sync + 'static {
         None
     }
 
-    /// Host-only hints.
+    /// Host-only hints, trusted by the pipeline (plan mode lets a
+    /// `read_only` tool run).
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::default()
+    }
+
+    /// The hints a listing shows (MCP's `tools/list`): by default the
+    /// trusted [`ToolDefinition::annotations`]. A proxied tool shows its
+    /// server's own hints here, while its `annotations` keep only what the
+    /// host's settings trust.
+    fn advertised_annotations(&self) -> ToolAnnotations {
+        self.annotations()
+    }
+
+    /// The JSON Schema of the tool's `structuredContent`, when it declares one
+    /// (MCP's `outputSchema`).
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
+
+    /// Other names by which permission rules and hook matchers may name the
+    /// tool, lower-case: a proxied MCP tool answers to `mcp__server__tool`,
+    /// `mcp__server` and `mcp__server__*` as in Claude Code.
+    fn aliases(&self) -> &[String] {
+        &[]
+    }
+
+    /// Checks the arguments before any middleware decides on the call: the
+    /// spec's [validation](SchemaSpec::validate) by default. A tool whose
+    /// schema is not a spec (a proxied tool's JSON Schema) checks it here.
+    ///
+    /// # Errors
+    /// `INVALID_ARGS` with every violation.
+    fn check_arguments(&self, args: &Value) -> Result<(), ToolError> {
+        match self.spec() {
+            Some(spec) => {
+                let violations = spec.validate(args);
+                if violations.is_empty() {
+                    Ok(())
+                } else {
+                    Err(ToolError::invalid_args(violations))
+                }
+            }
+            None => Ok(()),
+        }
     }
 
     /// The tool's own deadline. Only [`crate::TimeoutMiddleware`] enforces it:

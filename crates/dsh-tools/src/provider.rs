@@ -250,13 +250,16 @@ pub fn tool_declaration(tool: &dyn ToolDefinition, format: ToolFormat) -> Value 
     let mut out = Map::new();
     match format {
         ToolFormat::Mcp => {
-            let annotations = tool.annotations();
+            let annotations = tool.advertised_annotations();
             out.insert("name".into(), Value::String(schema.name));
             if let Some(title) = &annotations.title {
                 out.insert("title".into(), Value::String(title.clone()));
             }
             out.insert("description".into(), Value::String(schema.description));
             out.insert("inputSchema".into(), schema.parameters);
+            if let Some(output) = tool.output_schema() {
+                out.insert("outputSchema".into(), output);
+            }
             match serde_json::to_value(&annotations) {
                 Ok(Value::Object(hints)) if !hints.is_empty() => {
                     out.insert("annotations".into(), Value::Object(hints));

@@ -62,7 +62,7 @@ impl SchemaType {
     }
 
     /// The tail of a type violation: `must be a string`, `must be an integer`.
-    pub(crate) fn must_be(self) -> &'static str {
+    pub fn must_be(self) -> &'static str {
         match self {
             SchemaType::String => "must be a string",
             SchemaType::Number => "must be a number",

@@ -28,6 +28,9 @@ pub enum ViolationKind {
     /// A number, the length of a string or the number of elements of an array
     /// is outside the property's bounds (`"p" must be at least 0`).
     OutOfRange,
+    /// Any other JSON Schema keyword (`pattern`, `oneOf`, `format` …) of a
+    /// schema the tool brought itself, such as a proxied MCP tool's.
+    Schema,
 }
 
 /// One broken rule: where, what kind, and the message the model sees.

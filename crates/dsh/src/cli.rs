@@ -32,10 +32,18 @@ pub enum Command {
     /// An MCP server for one client's session: the first-party tools behind
     /// the permission rules of the settings. Background tasks live as long as
     /// the session.
+    ///
+    /// As a proxy, it fronts other MCP servers: their tools are served
+    /// behind the same rules, approvals and limits.
+    ///   dsh mcp -- npx -y @modelcontextprotocol/server-filesystem .
+    ///   dsh mcp --mcp-config .mcp.json --no-builtin
+    /// Rules name a proxied tool mcp__NAME__TOOL, mcp__NAME or mcp__NAME__*.
     #[command(verbatim_doc_comment)]
     Mcp {
         #[command(flatten)]
         options: PipelineOptions,
+        #[command(flatten)]
+        upstreams: UpstreamOptions,
     },
     /// Print the model-facing tool schemas as a JSON array
     Schemas {
@@ -110,6 +118,26 @@ impl Command {
             } => &["policy", "check"],
         }
     }
+}
+
+/// The MCP servers `dsh mcp` fronts.
+#[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
+pub struct UpstreamOptions {
+    /// Front every server of this file (the mcpServers format of .mcp.json);
+    /// their tools are exposed as NAME__TOOL
+    #[arg(long, value_name = "FILE")]
+    pub mcp_config: Option<PathBuf>,
+    /// Serve the upstream tools alone, without the first-party tools
+    #[arg(long)]
+    pub no_builtin: bool,
+    /// The NAME of the server given after --, for mcp__NAME__TOOL rules
+    /// (default: its program's file name)
+    #[arg(long, value_name = "NAME", requires = "upstream")]
+    pub name: Option<String>,
+    /// One server to front, run as a child process speaking MCP on stdio;
+    /// its tools keep their names
+    #[arg(last = true, value_name = "UPSTREAM_CMD")]
+    pub upstream: Vec<String>,
 }
 
 /// Options shared by the commands that run the pipeline.

@@ -7,7 +7,9 @@ mod approve;
 mod cli;
 
 use clap::Parser;
-use cli::{Cli, Command, PipelineOptions, PolicyCommand, SchemasFormat, UsageError};
+use cli::{
+    Cli, Command, PipelineOptions, PolicyCommand, SchemasFormat, UpstreamOptions, UsageError,
+};
 use dsh_harness::{Pipeline, PipelineOptions as HarnessOptions};
 use dsh_policy::{ApproveAll, Approver};
 use dsh_tools::{
@@ -73,12 +75,37 @@ fn print_json(value: &Value, status: ExitCode) -> ExitCode {
 async fn run(command: Command) -> Result<ExitCode, UsageError> {
     match command {
         Command::Schemas { format } => schemas(format),
-        Command::Mcp { options } => {
+        Command::Mcp { options, upstreams } => {
+            let configs = upstream_configs(&upstreams)?;
+            if upstreams.no_builtin && configs.is_empty() {
+                return Err(UsageError(
+                    "--no-builtin leaves nothing to serve: give --mcp-config FILE or -- UPSTREAM_CMD".into(),
+                ));
+            }
+            let harness = HarnessOptions::default().without_builtin_tools(upstreams.no_builtin);
             // Nobody to ask yet: *ask* fails closed with APPROVAL_UNAVAILABLE.
-            let pipeline = build_pipeline(&options, Approval::None)?;
-            let server = dsh_mcp::McpServer::new(pipeline.registry().clone())
+            let pipeline = build_pipeline_with(&options, Approval::None, harness)?;
+            let mut server = dsh_mcp::McpServer::new(pipeline.registry().clone())
                 .with_approval(pipeline.permissions().clone());
-            match dsh_mcp::serve_stdio(server).await {
+            let proxy = if configs.is_empty() {
+                None
+            } else {
+                match pipeline.start_upstreams(configs).await {
+                    Ok(proxy) => Some(Arc::new(proxy)),
+                    Err(err) => {
+                        let _ = writeln!(std::io::stderr(), "dsh mcp: {err}");
+                        return Ok(ExitCode::from(1));
+                    }
+                }
+            };
+            if let Some(proxy) = &proxy {
+                server = server.with_proxy(proxy.clone());
+            }
+            let served = dsh_mcp::serve_stdio(server).await;
+            if let Some(proxy) = proxy {
+                proxy.shutdown().await;
+            }
+            match served {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(err) => {
                     // stderr may be closed too; the exit status still says it.
@@ -258,6 +285,24 @@ fn read_arguments(args: Option<String>) -> Result<String, UsageError> {
 
 /// The standard pipeline (`dsh-harness`) for the command line's options,
 /// with the approver the command asked for.
+/// The upstreams of `dsh mcp`: the config file's servers, then the one
+/// after `--`.
+fn upstream_configs(options: &UpstreamOptions) -> Result<Vec<dsh_mcp::UpstreamConfig>, UsageError> {
+    let mut configs = match &options.mcp_config {
+        Some(path) => dsh_mcp::upstream::load_mcp_config(path, &|name| std::env::var(name).ok())
+            .map_err(|e| UsageError(e.to_string()))?,
+        None => Vec::new(),
+    };
+    if let Some((command, args)) = options.upstream.split_first() {
+        configs.push(dsh_mcp::UpstreamConfig::command(
+            options.name.as_deref(),
+            command,
+            args,
+        ));
+    }
+    Ok(configs)
+}
+
 fn build_pipeline(options: &PipelineOptions, approval: Approval) -> Result<Pipeline, UsageError> {
     build_pipeline_with(options, approval, HarnessOptions::default())
 }

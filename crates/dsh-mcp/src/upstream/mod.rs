@@ -1,0 +1,1220 @@
+//! The proxy: other MCP servers' tools as tools of our registry, so every
+//! middleware of the pipeline (permission rules, approvals, hooks, limits)
+//! applies to them as to our own.
+//!
+//! * **Start.** [`Proxy::start`] connects to every upstream (a child process
+//!   on stdio, or a streamable-HTTP endpoint) with rmcp's client, trying the
+//!   stateless `server/discover` start and falling back to `initialize`, and
+//!   registers its tools under the names [`naming`] gives. A server that
+//!   cannot start, or two tools claiming one name, is a start-up error naming
+//!   both.
+//! * **Calls.** Arguments are checked against the upstream's own JSON Schema
+//!   (every violation, as `INVALID_ARGS`) before anything is sent. Results
+//!   pass through whole: every content block with its extra fields,
+//!   `structuredContent`, `isError`. A call cancelled downstream is cancelled
+//!   upstream (`notifications/cancelled`); the upstream's progress reaches
+//!   the client under the client's own progress token. Past the call timeout
+//!   (`mcp.callTimeoutMs`, default 120 s) the call is cancelled upstream and
+//!   fails with `TOOL_TIMEOUT`.
+//! * **Trust.** An upstream's annotations are its own claims: `tools/list`
+//!   shows them, the pipeline never trusts them. A tool is read-only (plan
+//!   mode lets it run) only when `mcp.readOnlyTools` names it.
+//! * **Environment.** A stdio upstream gets the variables its config sets and
+//!   only the harmless ones of ours ([`INHERITED_ENV`]); no token, key or
+//!   password of the host reaches it unless the config passes it on.
+//! * **Faults.** An upstream that crashes, closes its pipes or stops speaking
+//!   MCP fails the call in flight with an error naming the server and the
+//!   cause (its exit status, its last line on stderr). The next call starts it
+//!   again: at once after the first failure, then after 250 ms, 500 ms, 1 s;
+//!   after [`MAX_FAILURES`] failures in a row without a call that completes,
+//!   it is not restarted and every call says so. Its stderr goes to ours, each
+//!   line prefixed with `[NAME]`.
+//! * **List changes.** `notifications/tools/list_changed` from an upstream
+//!   re-reads its tools and updates the registry, which tells our client.
+//! * **Exit.** [`Proxy::shutdown`] closes every connection and kills every
+//!   upstream's process group; dropping the proxy kills them too.
+
+pub mod config;
+pub mod naming;
+
+use crate::CALL;
+use dsh_tools::{
+    ContentBlock, Dialect, ErrorCode, OutputFuture, ToolAnnotations, ToolArguments, ToolContext,
+    ToolDefinition, ToolError, ToolFuture, ToolOutput, ToolRegistry, Violation, ViolationKind,
+};
+use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, ClientRequest, Implementation, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, RequestId, ServerResult, SubscriptionFilterBuilder,
+};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, RoleClient, RunningService,
+};
+use rmcp::{ClientHandler, Peer, ServiceError};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+pub use config::{load_mcp_config, parse_mcp_config, UpstreamConfig, UpstreamTransport};
+
+/// Host variables a stdio upstream inherits; everything else it gets only
+/// from its config's `env`. None of these holds a secret.
+pub const INHERITED_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
+/// Failures in a row after which an upstream is no longer restarted.
+pub const MAX_FAILURES: u32 = 5;
+
+/// How long an upstream may take to start and answer its first `tools/list`.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a dead upstream's exit status is waited for, to name the cause.
+const EXIT_WAIT: Duration = Duration::from_millis(500);
+
+/// Lines of an upstream's stderr kept to explain a crash.
+const STDERR_KEPT: usize = 3;
+
+/// A start-up failure of the proxy: an upstream that cannot start, a
+/// malformed config, a name claimed twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxyError(String);
+
+impl ProxyError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        ProxyError(message.into())
+    }
+}
+
+impl std::fmt::Display for ProxyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ProxyError {}
+
+/// How the proxy treats its upstreams (the settings' `mcp` section).
+#[derive(Clone)]
+pub struct ProxyOptions {
+    /// How long one `tools/call` may take.
+    pub call_timeout: Duration,
+    /// Tool names trusted as read-only, as rules name them (lower-cased here).
+    pub read_only_tools: Vec<String>,
+    /// The working directory of stdio upstreams without a `cwd`.
+    pub cwd: PathBuf,
+    /// Where an upstream's stderr lines go (ours by default).
+    pub stderr: Arc<dyn Fn(&str) + Send + Sync>,
+}
+
+impl ProxyOptions {
+    /// Defaults: 120 s per call, nothing trusted read-only, the process's
+    /// own working directory, stderr to ours.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        ProxyOptions {
+            call_timeout: Duration::from_secs(120),
+            read_only_tools: Vec::new(),
+            cwd: cwd.into(),
+            stderr: Arc::new(|line| eprintln!("{line}")),
+        }
+    }
+}
+
+/// The upstreams of one `dsh mcp`, their tools registered in a registry.
+pub struct Proxy {
+    upstreams: Vec<Arc<Upstream>>,
+}
+
+impl Proxy {
+    /// Connects to every upstream and registers its tools in `registry`.
+    ///
+    /// # Errors
+    /// An upstream that cannot start or list its tools, or an exposed name
+    /// claimed twice (by two upstream tools, or by one and a tool already in
+    /// `registry`): the error names both.
+    pub async fn start(
+        configs: Vec<UpstreamConfig>,
+        registry: &ToolRegistry,
+        options: ProxyOptions,
+    ) -> Result<Proxy, ProxyError> {
+        let options = Arc::new(options);
+        let upstreams: Vec<Arc<Upstream>> = configs
+            .into_iter()
+            .map(|config| Upstream::new(config, options.clone(), registry))
+            .collect();
+        let proxy = Proxy { upstreams };
+        let listed =
+            futures::future::join_all(proxy.upstreams.iter().map(|u| u.first_list())).await;
+        let mut planned: BTreeMap<String, (String, String)> = BTreeMap::new();
+        let mut tools = Vec::new();
+        for (upstream, listed) in proxy.upstreams.iter().zip(listed) {
+            for tool in listed? {
+                let claim = (upstream.config.name.clone(), tool.upstream_name.clone());
+                if registry.get(&tool.exposed).is_some() {
+                    return Err(ProxyError::new(format!(
+                        "tool {:?} of upstream {:?} has the name of a built-in tool {:?}; front the server with --mcp-config (its tools become {}__TOOL) or serve it with --no-builtin",
+                        claim.1, claim.0, tool.exposed, claim.0
+                    )));
+                }
+                if let Some((server, other)) = planned.insert(tool.exposed.clone(), claim.clone()) {
+                    return Err(ProxyError::new(format!(
+                        "two upstream tools claim the name {:?}: tool {other:?} of upstream {server:?} and tool {:?} of upstream {:?}",
+                        tool.exposed, claim.1, claim.0
+                    )));
+                }
+                tools.push((upstream.clone(), tool));
+            }
+        }
+        for (upstream, tool) in tools {
+            upstream.register(registry, tool).map_err(|e| {
+                ProxyError::new(format!(
+                    "cannot register a tool of upstream {:?}: {e}",
+                    upstream.config.name
+                ))
+            })?;
+        }
+        for upstream in &proxy.upstreams {
+            upstream.watch_list_changes();
+        }
+        Ok(proxy)
+    }
+
+    /// Whether `tool` is one of the proxied tools (its progress comes from
+    /// its server, not from our ticker).
+    pub fn owns(&self, tool: &str) -> bool {
+        self.upstreams
+            .iter()
+            .any(|u| lock(&u.registered).contains_key(tool))
+    }
+
+    /// The names of the upstreams, in order.
+    pub fn upstream_names(&self) -> Vec<String> {
+        self.upstreams
+            .iter()
+            .map(|u| u.config.name.clone())
+            .collect()
+    }
+
+    /// Closes every connection and waits for every upstream process to be gone.
+    pub async fn shutdown(&self) {
+        futures::future::join_all(self.upstreams.iter().map(|u| u.close())).await;
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        for upstream in &self.upstreams {
+            upstream.kill_now();
+        }
+    }
+}
+
+// ------------------------------------------------------------- one upstream
+
+/// One upstream server and its connection.
+struct Upstream {
+    config: UpstreamConfig,
+    options: Arc<ProxyOptions>,
+    registry: ToolRegistry,
+    link: tokio::sync::Mutex<Link>,
+    /// The live connection, for a kill without the async lock.
+    current: Mutex<Option<Arc<Connection>>>,
+    /// Exposed name → upstream name of the tools registered now.
+    registered: Mutex<BTreeMap<String, String>>,
+    /// Upstream progress tokens of calls in flight → where the client wants progress.
+    progress: Arc<Mutex<HashMap<ProgressToken, Downstream>>>,
+    /// Fires when the upstream says its tool list changed.
+    list_changed: Arc<tokio::sync::Notify>,
+    /// Set once closed: nothing is started again.
+    closed: std::sync::atomic::AtomicBool,
+    /// Failed starts and crashes since the last call that completed.
+    failures: std::sync::atomic::AtomicU32,
+}
+
+/// The client of a call: where its progress goes.
+#[derive(Clone)]
+pub(crate) struct Downstream {
+    pub(crate) peer: Peer<rmcp::service::RoleServer>,
+    pub(crate) token: ProgressToken,
+}
+
+enum Link {
+    /// Never started, or closed cleanly.
+    Idle,
+    Up(Arc<Connection>),
+    /// Crashed or failed to start; `cause` says why the last time.
+    Down {
+        retry_at: Instant,
+        cause: String,
+    },
+}
+
+struct Connection {
+    service: RunningService<RoleClient, UpstreamClient>,
+    /// The process of a stdio upstream; `None` over HTTP, or once reaped.
+    child: Mutex<Option<Box<dyn ChildWrapper>>>,
+    stderr_tail: Arc<Mutex<Vec<String>>>,
+}
+
+impl Connection {
+    fn peer(&self) -> &Peer<RoleClient> {
+        self.service.peer()
+    }
+
+    /// Kills the upstream's whole process group.
+    fn kill(&self) {
+        if let Some(child) = lock(&self.child).as_mut() {
+            let _ = child.start_kill();
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A tool as the upstream listed it, with the names we give it.
+struct ListedTool {
+    upstream_name: String,
+    exposed: String,
+    tool: rmcp::model::Tool,
+}
+
+impl Upstream {
+    fn new(
+        config: UpstreamConfig,
+        options: Arc<ProxyOptions>,
+        registry: &ToolRegistry,
+    ) -> Arc<Self> {
+        Arc::new(Upstream {
+            config,
+            options,
+            registry: registry.clone(),
+            link: tokio::sync::Mutex::new(Link::Idle),
+            current: Mutex::new(None),
+            registered: Mutex::new(BTreeMap::new()),
+            progress: Arc::new(Mutex::new(HashMap::new())),
+            list_changed: Arc::new(tokio::sync::Notify::new()),
+            closed: std::sync::atomic::AtomicBool::new(false),
+            failures: std::sync::atomic::AtomicU32::new(0),
+        })
+    }
+
+    fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// Starts the upstream and lists its tools (at start-up).
+    async fn first_list(&self) -> Result<Vec<ListedTool>, ProxyError> {
+        let connection = self
+            .connection()
+            .await
+            .map_err(|e| ProxyError::new(e.message().to_owned()))?;
+        self.list(&connection)
+            .await
+            .map_err(|e| ProxyError::new(e.message().to_owned()))
+    }
+
+    async fn list(&self, connection: &Connection) -> Result<Vec<ListedTool>, ToolError> {
+        let listed = tokio::time::timeout(START_TIMEOUT, connection.peer().list_all_tools())
+            .await
+            .map_err(|_| {
+                self.fault(format!(
+                    "did not answer tools/list within {} s",
+                    START_TIMEOUT.as_secs()
+                ))
+            })?
+            .map_err(|e| self.fault(format!("tools/list failed: {e}")))?;
+        Ok(listed
+            .into_iter()
+            .map(|tool| {
+                let upstream_name = tool.name.to_string();
+                let wanted = if self.config.prefixed {
+                    format!("{}__{upstream_name}", self.config.name)
+                } else {
+                    upstream_name.clone()
+                };
+                let exposed = naming::exposed_name(&wanted);
+                if exposed != wanted {
+                    (self.options.stderr)(&format!(
+                        "[dsh] upstream {:?}: tool {wanted:?} is exposed as {exposed:?} (model providers accept 1-64 characters of a-zA-Z0-9_-)",
+                        self.config.name
+                    ));
+                }
+                ListedTool {
+                    upstream_name,
+                    exposed,
+                    tool,
+                }
+            })
+            .collect())
+    }
+
+    fn register(
+        self: &Arc<Self>,
+        registry: &ToolRegistry,
+        listed: ListedTool,
+    ) -> Result<(), ToolError> {
+        let tool = UpstreamTool::new(self.clone(), listed)?;
+        let exposed = tool.exposed.clone();
+        let upstream_name = tool.upstream_name.clone();
+        registry.register_arc(Arc::new(tool))?;
+        lock(&self.registered).insert(exposed, upstream_name);
+        Ok(())
+    }
+
+    /// Re-reads the tool list and brings the registry in line with it.
+    async fn refresh(self: &Arc<Self>) {
+        let Ok(connection) = self.connection().await else {
+            return;
+        };
+        let Ok(listed) = self.list(&connection).await else {
+            return;
+        };
+        let old: BTreeMap<String, String> = lock(&self.registered).clone();
+        for exposed in old.keys() {
+            self.registry.unregister(exposed);
+        }
+        lock(&self.registered).clear();
+        for tool in listed {
+            let exposed = tool.exposed.clone();
+            if let Err(e) = self.register(&self.registry, tool) {
+                (self.options.stderr)(&format!(
+                    "[dsh] upstream {:?}: tool {exposed:?} left out after its list changed: {}",
+                    self.config.name,
+                    e.message()
+                ));
+            }
+        }
+    }
+
+    fn watch_list_changes(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        let changed = self.list_changed.clone();
+        tokio::spawn(async move {
+            loop {
+                changed.notified().await;
+                let Some(upstream) = Weak::upgrade(&weak) else {
+                    return;
+                };
+                if upstream.closed.load(std::sync::atomic::Ordering::Acquire) {
+                    return;
+                }
+                upstream.refresh().await;
+            }
+        });
+    }
+
+    /// The live connection, starting (or restarting) the upstream if needed.
+    async fn connection(&self) -> Result<Arc<Connection>, ToolError> {
+        let mut link = self.link.lock().await;
+        if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(self.fault("is shut down".into()));
+        }
+        let failures = self.failures.load(std::sync::atomic::Ordering::Acquire);
+        let restart = match &*link {
+            Link::Up(connection) => return Ok(connection.clone()),
+            Link::Idle => false,
+            Link::Down { retry_at, cause } => {
+                if failures >= MAX_FAILURES {
+                    return Err(self.fault(format!(
+                        "failed {failures} times in a row and is not restarted again (last: {cause})"
+                    )));
+                }
+                let now = Instant::now();
+                if now < *retry_at {
+                    return Err(self.fault(format!(
+                        "is down ({cause}); it is restarted on a call after {} ms",
+                        (*retry_at - now).as_millis()
+                    )));
+                }
+                true
+            }
+        };
+        match self.start().await {
+            Ok(connection) => {
+                let connection = Arc::new(connection);
+                *link = Link::Up(connection.clone());
+                *lock(&self.current) = Some(connection.clone());
+                if restart {
+                    // A restarted server may list other tools.
+                    self.list_changed.notify_one();
+                }
+                Ok(connection)
+            }
+            Err(cause) => {
+                let failures = self
+                    .failures
+                    .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
+                    + 1;
+                *link = Link::Down {
+                    retry_at: Instant::now() + backoff(failures),
+                    cause: cause.clone(),
+                };
+                Err(self.fault(cause))
+            }
+        }
+    }
+
+    /// Marks `failed` dead (if it is still the live connection) and says why.
+    async fn failed(&self, failed: &Arc<Connection>, what: &str) -> String {
+        let cause = describe_death(failed, what).await;
+        let mut link = self.link.lock().await;
+        if let Link::Up(current) = &*link {
+            if Arc::ptr_eq(current, failed) {
+                failed.kill();
+                let failures = self
+                    .failures
+                    .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
+                    + 1;
+                *link = Link::Down {
+                    retry_at: Instant::now() + backoff(failures),
+                    cause: cause.clone(),
+                };
+                *lock(&self.current) = None;
+            }
+        }
+        cause
+    }
+
+    /// A call completed: the failures in a row are over.
+    fn call_completed(&self) {
+        self.failures.store(0, std::sync::atomic::Ordering::Release);
+    }
+
+    async fn start(&self) -> Result<Connection, String> {
+        let handler = UpstreamClient {
+            progress: self.progress.clone(),
+            list_changed: self.list_changed.clone(),
+        };
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::LATEST],
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        };
+        match &self.config.transport {
+            UpstreamTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut child = self.spawn(command, args, env, cwd.as_deref())?;
+                let stdin = child.inner_mut().stdin().take();
+                let stdout = child.inner_mut().stdout().take();
+                let stderr = child.inner_mut().stderr().take();
+                let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
+                    let _ = child.start_kill();
+                    return Err("its stdin or stdout could not be opened".into());
+                };
+                let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+                if let Some(stderr) = stderr {
+                    self.forward_stderr(stderr, stderr_tail.clone());
+                }
+                let started = tokio::time::timeout(
+                    START_TIMEOUT,
+                    handler.serve_with_lifecycle((stdout, stdin), lifecycle),
+                )
+                .await;
+                let service = match started {
+                    Ok(Ok(service)) => service,
+                    Ok(Err(e)) => {
+                        let connection_less = child;
+                        let cause = exit_cause(
+                            connection_less,
+                            &stderr_tail,
+                            &format!("did not start: {e}"),
+                        )
+                        .await;
+                        return Err(cause);
+                    }
+                    Err(_) => {
+                        let _ = child.start_kill();
+                        return Err(format!(
+                            "did not finish its MCP start within {} s",
+                            START_TIMEOUT.as_secs()
+                        ));
+                    }
+                };
+                let connection = Connection {
+                    service,
+                    child: Mutex::new(Some(child)),
+                    stderr_tail,
+                };
+                self.listen(&connection);
+                Ok(connection)
+            }
+            UpstreamTransport::Http { url, headers } => {
+                let mut config =
+                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                let mut custom = HashMap::new();
+                for (name, value) in headers {
+                    let name = http::HeaderName::try_from(name.as_str())
+                        .map_err(|e| format!("header {name:?} is not a valid header name: {e}"))?;
+                    let value = http::HeaderValue::try_from(value.as_str())
+                        .map_err(|e| format!("header {name} has an invalid value: {e}"))?;
+                    custom.insert(name, value);
+                }
+                config = config.custom_headers(custom);
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
+                let service = tokio::time::timeout(
+                    START_TIMEOUT,
+                    handler.serve_with_lifecycle(transport, lifecycle),
+                )
+                .await
+                .map_err(|_| {
+                    format!(
+                        "{url} did not finish its MCP start within {} s",
+                        START_TIMEOUT.as_secs()
+                    )
+                })?
+                .map_err(|e| format!("{url} did not start: {e}"))?;
+                let connection = Connection {
+                    service,
+                    child: Mutex::new(None),
+                    stderr_tail: Arc::new(Mutex::new(Vec::new())),
+                };
+                self.listen(&connection);
+                Ok(connection)
+            }
+        }
+    }
+
+    /// On a stateless (2026-07-28) connection, list changes arrive only on a
+    /// `listen` stream: open one. Older connections send them unasked.
+    fn listen(&self, connection: &Connection) {
+        let version = connection
+            .peer()
+            .peer_info()
+            .map(|i| i.protocol_version.clone());
+        if version != Some(ProtocolVersion::V_2026_07_28) {
+            return;
+        }
+        let peer = connection.peer().clone();
+        let changed = self.list_changed.clone();
+        tokio::spawn(async move {
+            let filter = SubscriptionFilterBuilder::default()
+                .tools_list_changed()
+                .build();
+            let Ok(mut subscription) = peer.listen(filter).await else {
+                return;
+            };
+            while let Ok(Some(notification)) = subscription.next().await {
+                if matches!(
+                    notification,
+                    rmcp::model::ServerNotification::ToolListChangedNotification(_)
+                ) {
+                    changed.notify_one();
+                }
+            }
+        });
+    }
+
+    fn spawn(
+        &self,
+        command: &str,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+        cwd: Option<&Path>,
+    ) -> Result<Box<dyn ChildWrapper>, String> {
+        let mut cmd = tokio::process::Command::new(command);
+        cmd.args(args)
+            .env_clear()
+            .current_dir(match cwd {
+                Some(dir) if dir.is_absolute() => dir.to_path_buf(),
+                Some(dir) => self.options.cwd.join(dir),
+                None => self.options.cwd.clone(),
+            })
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in std::env::vars_os() {
+            if key
+                .to_str()
+                .is_some_and(|k| INHERITED_ENV.contains(&k) || k.starts_with("LC_"))
+            {
+                cmd.env(key, value);
+            }
+        }
+        cmd.envs(env);
+        let mut wrapped = CommandWrap::from(cmd);
+        wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
+        wrapped
+            .spawn()
+            .map_err(|e| format!("cannot run {command:?}: {e}"))
+    }
+
+    fn forward_stderr(&self, stderr: tokio::process::ChildStderr, tail: Arc<Mutex<Vec<String>>>) {
+        let sink = self.options.stderr.clone();
+        let name = self.config.name.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                sink(&format!("[{name}] {line}"));
+                let mut kept = lock(&tail);
+                if kept.len() == STDERR_KEPT {
+                    kept.remove(0);
+                }
+                kept.push(line);
+            }
+        });
+    }
+
+    /// An error of this upstream: `upstream "NAME" …`.
+    fn fault(&self, what: String) -> ToolError {
+        ToolError::new(
+            ErrorCode::ToolError,
+            format!("upstream {:?} {what}", self.config.name),
+        )
+    }
+
+    async fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Release);
+        let old = std::mem::replace(&mut *self.link.lock().await, Link::Idle);
+        *lock(&self.current) = None;
+        self.list_changed.notify_one();
+        if let Link::Up(connection) = old {
+            connection.kill();
+            let child = lock(&connection.child).take();
+            if let Some(mut child) = child {
+                let _ = tokio::time::timeout(EXIT_WAIT * 4, child.wait()).await;
+            }
+            connection.service.cancellation_token().cancel();
+        }
+    }
+
+    fn kill_now(&self) {
+        if let Some(connection) = lock(&self.current).take() {
+            connection.kill();
+        }
+    }
+}
+
+/// The delay before restart number `failures` (counting from one).
+fn backoff(failures: u32) -> Duration {
+    match failures {
+        0 | 1 => Duration::ZERO,
+        n => Duration::from_millis(250 << (n - 2).min(6)),
+    }
+}
+
+/// Why a connection died: `what`, its exit status, its last stderr line.
+async fn describe_death(connection: &Connection, what: &str) -> String {
+    let try_wait = || match lock(&connection.child).as_mut() {
+        Some(child) => child.try_wait().ok().flatten().map(Some),
+        None => Some(None),
+    };
+    // Give a crashing process a moment to finish dying.
+    let deadline = Instant::now() + EXIT_WAIT;
+    let status = loop {
+        if let Some(status) = try_wait() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            break None;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    cause_text(what, status, &connection.stderr_tail)
+}
+
+async fn exit_cause(
+    mut child: Box<dyn ChildWrapper>,
+    tail: &Arc<Mutex<Vec<String>>>,
+    what: &str,
+) -> String {
+    let status = match tokio::time::timeout(EXIT_WAIT, child.wait()).await {
+        Ok(Ok(status)) => Some(status),
+        _ => {
+            let _ = child.start_kill();
+            None
+        }
+    };
+    // The stderr reader may still be on its last lines.
+    tokio::task::yield_now().await;
+    cause_text(what, status, tail)
+}
+
+fn cause_text(
+    what: &str,
+    status: Option<std::process::ExitStatus>,
+    tail: &Mutex<Vec<String>>,
+) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let mut cause = what.to_owned();
+    match status {
+        Some(s) if s.code().is_some() => cause.push_str(&format!(
+            "; it exited with status {}",
+            s.code().unwrap_or(0)
+        )),
+        Some(s) => cause.push_str(&format!(
+            "; it was killed by signal {}",
+            s.signal().unwrap_or(0)
+        )),
+        None => {}
+    }
+    if let Some(line) = lock(tail).last() {
+        cause.push_str(&format!("; its last stderr line: {line}"));
+    }
+    cause
+}
+
+// ------------------------------------------------------- the rmcp client side
+
+/// Our side of an upstream connection: forwards progress, hears list changes.
+#[derive(Clone)]
+struct UpstreamClient {
+    progress: Arc<Mutex<HashMap<ProgressToken, Downstream>>>,
+    list_changed: Arc<tokio::sync::Notify>,
+}
+
+impl ClientHandler for UpstreamClient {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = Implementation::from_build_env();
+        info.name = "dsh".into();
+        info.version = env!("CARGO_PKG_VERSION").into();
+        ClientConfig::new(ClientCapabilities::default(), info)
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let target = lock(&self.progress).get(&params.progress_token).cloned();
+        if let Some(downstream) = target {
+            let mut forwarded = params;
+            forwarded.progress_token = downstream.token;
+            let _ = downstream.peer.notify_progress(forwarded).await;
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+}
+
+// ---------------------------------------------------------------- the tool
+
+/// One upstream tool as a tool of our registry.
+pub struct UpstreamTool {
+    upstream: Arc<Upstream>,
+    upstream_name: String,
+    exposed: String,
+    description: String,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    validator: jsonschema::Validator,
+    aliases: Vec<String>,
+    trusted: ToolAnnotations,
+    advertised: ToolAnnotations,
+}
+
+impl UpstreamTool {
+    fn new(upstream: Arc<Upstream>, listed: ListedTool) -> Result<Self, ToolError> {
+        let ListedTool {
+            upstream_name,
+            exposed,
+            tool,
+        } = listed;
+        let server = upstream.name().to_owned();
+        let input_schema = Value::Object((*tool.input_schema).clone());
+        let validator = jsonschema::validator_for(&input_schema).map_err(|e| {
+            ToolError::new(
+                ErrorCode::InvalidSchema,
+                format!("upstream {server:?} tool {upstream_name:?} has an input schema that is not valid JSON Schema: {e}"),
+            )
+        })?;
+        let output_schema = tool
+            .output_schema
+            .as_ref()
+            .map(|s| Value::Object((**s).clone()));
+        let mut description = tool.description.as_deref().unwrap_or("").to_owned();
+        let wanted_plain = if upstream.config.prefixed {
+            format!("{server}__{upstream_name}")
+        } else {
+            upstream_name.clone()
+        };
+        if exposed != wanted_plain {
+            if !description.is_empty() {
+                description.push_str("\n\n");
+            }
+            description.push_str(&format!(
+                "(Tool {upstream_name:?} of MCP server {server:?}, renamed {exposed:?}: model providers accept 1-64 characters of a-zA-Z0-9_-.)"
+            ));
+        }
+        let mut advertised: ToolAnnotations = tool
+            .annotations
+            .as_ref()
+            .and_then(|a| serde_json::to_value(a).ok())
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default();
+        if advertised.title.is_none() {
+            advertised.title = tool.title.clone();
+        }
+        let aliases = naming::rule_aliases(&server, &upstream_name);
+        let exposed_lc = exposed.to_ascii_lowercase();
+        let read_only = upstream
+            .options
+            .read_only_tools
+            .iter()
+            .any(|t| *t == exposed_lc || aliases.contains(t));
+        let trusted = ToolAnnotations {
+            title: advertised.title.clone(),
+            read_only: read_only.then_some(true),
+            ..ToolAnnotations::default()
+        };
+        Ok(UpstreamTool {
+            upstream,
+            upstream_name,
+            exposed,
+            description,
+            input_schema,
+            output_schema,
+            validator,
+            aliases,
+            trusted,
+            advertised,
+        })
+    }
+
+    fn violations(&self, args: &Value) -> Vec<Violation> {
+        self.validator
+            .iter_errors(args)
+            .map(|error| violation(&error))
+            .collect()
+    }
+
+    async fn call(self: Arc<Self>, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let violations = self.violations(&args);
+        if !violations.is_empty() {
+            return Err(ToolError::invalid_args(violations));
+        }
+        let Value::Object(arguments) = args else {
+            return Err(ToolError::invalid_args(vec![Violation::new(
+                ViolationKind::WrongType(dsh_tools::SchemaType::Object),
+                "arguments",
+                "must be an object",
+            )]));
+        };
+        let upstream = &self.upstream;
+        let connection = upstream.connection().await?;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments),
+        ));
+        let peer = connection.peer().clone();
+        let handle = match peer
+            .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(e) => {
+                let cause = upstream
+                    .failed(&connection, &format!("could not be sent tools/call: {e}"))
+                    .await;
+                return Err(upstream.fault(cause));
+            }
+        };
+        let downstream = CALL.try_with(|call| call.downstream()).ok().flatten();
+        let progress = ProgressRoute::new(
+            &upstream.progress,
+            handle.progress_token.clone(),
+            downstream,
+        );
+        let mut guard = CancelOnDrop {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let timeout = upstream.options.call_timeout;
+        let outcome = tokio::select! {
+            response = handle.await_response() => Some(response),
+            _ = cancelled(ctx.cancel.as_ref()) => None,
+            _ = tokio::time::sleep(timeout) => {
+                guard.send("timeout");
+                return Err(ToolError::new(
+                    ErrorCode::ToolTimeout,
+                    format!(
+                        "upstream {:?} did not answer tools/call {:?} within {} ms (mcp.callTimeoutMs); the call was cancelled upstream",
+                        upstream.name(), self.upstream_name, timeout.as_millis()
+                    ),
+                ));
+            }
+        };
+        drop(progress);
+        let Some(response) = outcome else {
+            guard.send("cancelled by the client");
+            return Err(ToolError::new(ErrorCode::Aborted, "the call was cancelled"));
+        };
+        guard.id = None;
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => {
+                upstream.call_completed();
+                Ok(ToolOutput {
+                    content: result.content.into_iter().map(our_block).collect(),
+                    structured_content: result.structured_content,
+                    is_error: result.is_error.unwrap_or(false),
+                })
+            }
+            Ok(ServerResult::InputRequiredResult(_)) => Err(upstream.fault(format!(
+                "asked for input during tools/call {:?} (a multi-round request), which dsh does not forward",
+                self.upstream_name
+            ))),
+            Ok(ServerResult::CreateTaskResult(_)) => Err(upstream.fault(format!(
+                "answered tools/call {:?} with a task, which dsh does not follow",
+                self.upstream_name
+            ))),
+            Ok(_) => Err(upstream.fault(format!(
+                "answered tools/call {:?} with something that is not a tool result",
+                self.upstream_name
+            ))),
+            Err(ServiceError::McpError(e)) => Err(upstream.fault(format!(
+                "refused tools/call {:?}: {} (JSON-RPC error {})",
+                self.upstream_name, e.message, e.code.0
+            ))),
+            Err(e) => {
+                let cause = upstream
+                    .failed(&connection, &format!("failed during tools/call {:?} ({e})", self.upstream_name))
+                    .await;
+                Err(upstream.fault(cause))
+            }
+        }
+    }
+}
+
+/// Our content block from rmcp's: the same wire shape, every field kept.
+fn our_block(block: rmcp::model::ContentBlock) -> ContentBlock {
+    serde_json::to_value(&block)
+        .ok()
+        .and_then(|wire| serde_json::from_value(wire).ok())
+        .unwrap_or_else(|| {
+            ContentBlock::text("[dsh: the upstream sent a content block of an unknown kind]")
+        })
+}
+
+/// Routes one call's upstream progress to its client while it runs.
+struct ProgressRoute<'a> {
+    routes: &'a Mutex<HashMap<ProgressToken, Downstream>>,
+    token: Option<ProgressToken>,
+}
+
+impl<'a> ProgressRoute<'a> {
+    fn new(
+        routes: &'a Mutex<HashMap<ProgressToken, Downstream>>,
+        token: ProgressToken,
+        downstream: Option<Downstream>,
+    ) -> Self {
+        match downstream {
+            Some(downstream) => {
+                lock(routes).insert(token.clone(), downstream);
+                ProgressRoute {
+                    routes,
+                    token: Some(token),
+                }
+            }
+            None => ProgressRoute {
+                routes,
+                token: None,
+            },
+        }
+    }
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        if let Some(token) = self.token.take() {
+            lock(self.routes).remove(&token);
+        }
+    }
+}
+
+/// Sends `notifications/cancelled` for a request still in flight when the
+/// call ends early (its future dropped, cancelled, timed out).
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl CancelOnDrop {
+    fn send(&mut self, reason: &str) {
+        if let Some(id) = self.id.take() {
+            let peer = self.peer.clone();
+            let reason = reason.to_owned();
+            tokio::spawn(async move {
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
+                    .await;
+            });
+        }
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.send("the call was dropped");
+    }
+}
+
+/// A jsonschema error in our message format: `"path" message`.
+fn violation(error: &jsonschema::ValidationError<'_>) -> Violation {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let path = instance_path(error.instance_path());
+    let masked = error.masked().to_string();
+    let tail = masked.strip_prefix("value ").unwrap_or(&masked);
+    match error.kind() {
+        Kind::Required { property } => {
+            let name = property
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| property.to_string());
+            let full = if path == "arguments" {
+                name
+            } else {
+                format!("{path}.{name}")
+            };
+            Violation::new(ViolationKind::Missing, &full, "")
+        }
+        Kind::Type { .. } => Violation::new(
+            ViolationKind::WrongType(dsh_tools::SchemaType::Object),
+            &path,
+            tail,
+        ),
+        Kind::Enum { .. } | Kind::Constant { .. } => {
+            Violation::new(ViolationKind::NotOneOf, &path, tail)
+        }
+        Kind::AdditionalProperties { .. } | Kind::UnevaluatedProperties { .. } => {
+            Violation::new(ViolationKind::Undeclared, &path, tail)
+        }
+        Kind::Minimum { .. }
+        | Kind::Maximum { .. }
+        | Kind::ExclusiveMinimum { .. }
+        | Kind::ExclusiveMaximum { .. }
+        | Kind::MinLength { .. }
+        | Kind::MaxLength { .. }
+        | Kind::MinItems { .. }
+        | Kind::MaxItems { .. } => Violation::new(ViolationKind::OutOfRange, &path, tail),
+        _ => Violation::new(ViolationKind::Schema, &path, tail),
+    }
+}
+
+/// `a.b`, `tags[1]`, `servers[1].host`; `arguments` for the whole object.
+fn instance_path(location: &jsonschema::paths::Location) -> String {
+    let mut out = String::new();
+    for segment in location {
+        match segment {
+            jsonschema::paths::LocationSegment::Property(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&key);
+            }
+            jsonschema::paths::LocationSegment::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    if out.is_empty() {
+        "arguments".to_owned()
+    } else {
+        out
+    }
+}
+
+impl ToolDefinition for UpstreamTool {
+    fn name(&self) -> &str {
+        &self.exposed
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self, _dialect: Dialect) -> Value {
+        self.input_schema.clone()
+    }
+
+    fn execute(&self, _args: Value, _ctx: ToolContext) -> ToolFuture<'_> {
+        // Dispatch runs `execute_output` (has_output); this path is for a
+        // caller that asks for content alone.
+        Box::pin(async move {
+            Err(ToolError::new(
+                ErrorCode::ToolError,
+                "a proxied tool runs through execute_output",
+            ))
+        })
+    }
+
+    fn has_output(&self) -> bool {
+        true
+    }
+
+    fn execute_output(
+        self: Arc<Self>,
+        args: ToolArguments,
+        ctx: ToolContext,
+    ) -> OutputFuture<'static> {
+        Box::pin(async move {
+            let args = args
+                .into_value()
+                .map_err(|violation| ToolError::invalid_args(vec![violation]))?;
+            self.call(args, ctx).await
+        })
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        self.trusted.clone()
+    }
+
+    fn advertised_annotations(&self) -> ToolAnnotations {
+        self.advertised.clone()
+    }
+
+    fn output_schema(&self) -> Option<Value> {
+        self.output_schema.clone()
+    }
+
+    fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+
+    fn check_arguments(&self, args: &Value) -> Result<(), ToolError> {
+        let violations = self.violations(args);
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(ToolError::invalid_args(violations))
+        }
+    }
+}
+
+/// Fires when `token` does; never without one.
+async fn cancelled(token: Option<&dsh_tools::CancellationToken>) {
+    match token {
+        Some(token) => token.cancelled().await,
+        None => std::future::pending().await,
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
