@@ -13,7 +13,7 @@
 //! | MCP | the pipeline |
 //! |---|---|
 //! | `tools/list` | [`ToolRegistry::tool_declarations`] in the MCP format: `schemas(mcp)` plus `title` and the annotations (`readOnlyHint`, …), in registration order |
-//! | `tools/call` | [`ToolRegistry::execute`] with the JSON-RPC request id as the call id |
+//! | `tools/call` | [`ToolRegistry::execute`] with the JSON-RPC request id as the call id; a failure of the pipeline also carries `_meta: {"dsh/error": {"name", "code"}}` (`INVALID_ARGS`, `PERMISSION_DENIED`, …) |
 //! | `notifications/cancelled` | the call's cancellation token: the call is aborted and a command's whole process tree killed |
 //! | a request's `progressToken` | `notifications/progress` every second once a call has run for a second (seconds elapsed; bytes of output so far in the message), so clients do not time out on a long build |
 //! | an *ask* verdict | a form (allow once / allow always / reject / reject always, the command shown) when the client declared elicitation: an `elicitation/create` request in a session that began with `initialize`, an `input_required` result the client answers by retrying in the stateless revision; else `APPROVAL_UNAVAILABLE`, naming the rule that would allow the call |
@@ -237,6 +237,10 @@ impl ServerHandler for McpServer {
             CallToolResult::success(content)
         };
         answer.structured_content = result.structured_content;
+        if let Some(error) = &result.error {
+            // Machine-routable, beside the message the model reads.
+            answer.meta = serde_json::from_value(serde_json::json!({ "dsh/error": error })).ok();
+        }
         Ok(answer.into())
     }
 }

@@ -391,9 +391,20 @@ mod tests {
                 options: PipelineOptions {
                     mode: Some(Mode::DontAsk),
                     ..
-                }
+                },
+                ..
             }
         ));
+        let Command::Mcp { upstreams, .. } =
+            parse("mcp --no-builtin --name fx -- srv --flag x").unwrap()
+        else {
+            panic!("not mcp")
+        };
+        assert!(upstreams.no_builtin);
+        assert_eq!(upstreams.name.as_deref(), Some("fx"));
+        assert_eq!(upstreams.upstream, ["srv", "--flag", "x"]);
+        // --name names the server after --; alone it is a usage error.
+        assert!(parse("mcp --name fx").is_err());
     }
 
     #[test]

@@ -240,10 +240,10 @@ struct Upstream {
     link: tokio::sync::Mutex<Link>,
     /// The live connection, for a kill without the async lock.
     current: Mutex<Option<Arc<Connection>>>,
-    /// Exposed name → upstream name of the tools registered now.
-    registered: Mutex<BTreeMap<String, String>>,
+    /// Exposed name → the upstream's listing of the tools registered now.
+    registered: Mutex<BTreeMap<String, Value>>,
     /// Upstream progress tokens of calls in flight → where the client wants progress.
-    progress: Arc<Mutex<HashMap<ProgressToken, Downstream>>>,
+    progress: Arc<Mutex<HashMap<ProgressToken, Arc<Route>>>>,
     /// Fires when the upstream says its tool list changed.
     list_changed: Arc<tokio::sync::Notify>,
     /// Set once closed: nothing is started again.
@@ -257,6 +257,12 @@ struct Upstream {
 pub(crate) struct Downstream {
     pub(crate) peer: Peer<rmcp::service::RoleServer>,
     pub(crate) token: ProgressToken,
+}
+
+/// Where one call's upstream progress goes, and the last value sent.
+struct Route {
+    downstream: Downstream,
+    last: tokio::sync::Mutex<Option<f64>>,
 }
 
 enum Link {
@@ -274,7 +280,25 @@ struct Connection {
     service: RunningService<RoleClient, UpstreamClient>,
     /// The process of a stdio upstream; `None` over HTTP, or once reaped.
     child: Mutex<Option<Box<dyn ChildWrapper>>>,
-    stderr_tail: Arc<Mutex<Vec<String>>>,
+    stderr: Arc<StderrTail>,
+}
+
+/// The last lines an upstream wrote on stderr, to explain its death.
+#[derive(Default)]
+struct StderrTail {
+    lines: Mutex<Vec<String>>,
+    /// Set at end-of-file: every line is in.
+    closed: std::sync::atomic::AtomicBool,
+}
+
+impl StderrTail {
+    fn last(&self) -> Option<String> {
+        lock(&self.lines).last().cloned()
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed.load(std::sync::atomic::Ordering::Acquire)
+    }
 }
 
 impl Connection {
@@ -378,11 +402,11 @@ impl Upstream {
         registry: &ToolRegistry,
         listed: ListedTool,
     ) -> Result<(), ToolError> {
+        let listing = serde_json::to_value(&listed.tool).unwrap_or_default();
         let tool = UpstreamTool::new(self.clone(), listed)?;
         let exposed = tool.exposed.clone();
-        let upstream_name = tool.upstream_name.clone();
         registry.register_arc(Arc::new(tool))?;
-        lock(&self.registered).insert(exposed, upstream_name);
+        lock(&self.registered).insert(exposed, listing);
         Ok(())
     }
 
@@ -394,12 +418,28 @@ impl Upstream {
         let Ok(listed) = self.list(&connection).await else {
             return;
         };
-        let old: BTreeMap<String, String> = lock(&self.registered).clone();
-        for exposed in old.keys() {
-            self.registry.unregister(exposed);
+        // Only what changed is replaced: a tool listed as before stays
+        // registered, so calls in between never find it missing.
+        let old: BTreeMap<String, Value> = lock(&self.registered).clone();
+        let fresh: BTreeMap<String, Value> = listed
+            .iter()
+            .map(|t| {
+                (
+                    t.exposed.clone(),
+                    serde_json::to_value(&t.tool).unwrap_or_default(),
+                )
+            })
+            .collect();
+        for (exposed, listing) in &old {
+            if fresh.get(exposed) != Some(listing) {
+                self.registry.unregister(exposed);
+                lock(&self.registered).remove(exposed);
+            }
         }
-        lock(&self.registered).clear();
         for tool in listed {
+            if old.get(&tool.exposed) == fresh.get(&tool.exposed) {
+                continue;
+            }
             let exposed = tool.exposed.clone();
             if let Err(e) = self.register(&self.registry, tool) {
                 (self.options.stderr)(&format!(
@@ -529,9 +569,12 @@ impl Upstream {
                     let _ = child.start_kill();
                     return Err("its stdin or stdout could not be opened".into());
                 };
-                let stderr_tail = Arc::new(Mutex::new(Vec::new()));
-                if let Some(stderr) = stderr {
-                    self.forward_stderr(stderr, stderr_tail.clone());
+                let stderr_tail = Arc::new(StderrTail::default());
+                match stderr {
+                    Some(stderr) => self.forward_stderr(stderr, stderr_tail.clone()),
+                    None => stderr_tail
+                        .closed
+                        .store(true, std::sync::atomic::Ordering::Release),
                 }
                 let started = tokio::time::timeout(
                     START_TIMEOUT,
@@ -561,7 +604,7 @@ impl Upstream {
                 let connection = Connection {
                     service,
                     child: Mutex::new(Some(child)),
-                    stderr_tail,
+                    stderr: stderr_tail,
                 };
                 self.listen(&connection);
                 Ok(connection)
@@ -594,7 +637,10 @@ impl Upstream {
                 let connection = Connection {
                     service,
                     child: Mutex::new(None),
-                    stderr_tail: Arc::new(Mutex::new(Vec::new())),
+                    stderr: Arc::new(StderrTail {
+                        closed: std::sync::atomic::AtomicBool::new(true),
+                        ..StderrTail::default()
+                    }),
                 };
                 self.listen(&connection);
                 Ok(connection)
@@ -666,19 +712,21 @@ impl Upstream {
             .map_err(|e| format!("cannot run {command:?}: {e}"))
     }
 
-    fn forward_stderr(&self, stderr: tokio::process::ChildStderr, tail: Arc<Mutex<Vec<String>>>) {
+    fn forward_stderr(&self, stderr: tokio::process::ChildStderr, tail: Arc<StderrTail>) {
         let sink = self.options.stderr.clone();
         let name = self.config.name.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 sink(&format!("[{name}] {line}"));
-                let mut kept = lock(&tail);
+                let mut kept = lock(&tail.lines);
                 if kept.len() == STDERR_KEPT {
                     kept.remove(0);
                 }
                 kept.push(line);
             }
+            tail.closed
+                .store(true, std::sync::atomic::Ordering::Release);
         });
     }
 
@@ -727,25 +775,23 @@ async fn describe_death(connection: &Connection, what: &str) -> String {
         Some(child) => child.try_wait().ok().flatten().map(Some),
         None => Some(None),
     };
-    // Give a crashing process a moment to finish dying.
+    // Give a crashing process a moment to finish dying and its stderr to
+    // reach us to its end.
     let deadline = Instant::now() + EXIT_WAIT;
-    let status = loop {
-        if let Some(status) = try_wait() {
-            break status;
+    let mut status = None;
+    loop {
+        if status.is_none() {
+            status = try_wait();
         }
-        if Instant::now() >= deadline {
-            break None;
+        if (status.is_some() && connection.stderr.is_closed()) || Instant::now() >= deadline {
+            break;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
-    };
-    cause_text(what, status, &connection.stderr_tail)
+    }
+    cause_text(what, status.flatten(), &connection.stderr)
 }
 
-async fn exit_cause(
-    mut child: Box<dyn ChildWrapper>,
-    tail: &Arc<Mutex<Vec<String>>>,
-    what: &str,
-) -> String {
+async fn exit_cause(mut child: Box<dyn ChildWrapper>, tail: &StderrTail, what: &str) -> String {
     let status = match tokio::time::timeout(EXIT_WAIT, child.wait()).await {
         Ok(Ok(status)) => Some(status),
         _ => {
@@ -753,16 +799,14 @@ async fn exit_cause(
             None
         }
     };
-    // The stderr reader may still be on its last lines.
-    tokio::task::yield_now().await;
+    let deadline = Instant::now() + EXIT_WAIT;
+    while !tail.is_closed() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     cause_text(what, status, tail)
 }
 
-fn cause_text(
-    what: &str,
-    status: Option<std::process::ExitStatus>,
-    tail: &Mutex<Vec<String>>,
-) -> String {
+fn cause_text(what: &str, status: Option<std::process::ExitStatus>, tail: &StderrTail) -> String {
     use std::os::unix::process::ExitStatusExt;
     let mut cause = what.to_owned();
     match status {
@@ -776,7 +820,7 @@ fn cause_text(
         )),
         None => {}
     }
-    if let Some(line) = lock(tail).last() {
+    if let Some(line) = tail.last() {
         cause.push_str(&format!("; its last stderr line: {line}"));
     }
     cause
@@ -787,7 +831,7 @@ fn cause_text(
 /// Our side of an upstream connection: forwards progress, hears list changes.
 #[derive(Clone)]
 struct UpstreamClient {
-    progress: Arc<Mutex<HashMap<ProgressToken, Downstream>>>,
+    progress: Arc<Mutex<HashMap<ProgressToken, Arc<Route>>>>,
     list_changed: Arc<tokio::sync::Notify>,
 }
 
@@ -804,12 +848,20 @@ impl ClientHandler for UpstreamClient {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let target = lock(&self.progress).get(&params.progress_token).cloned();
-        if let Some(downstream) = target {
-            let mut forwarded = params;
-            forwarded.progress_token = downstream.token;
-            let _ = downstream.peer.notify_progress(forwarded).await;
+        let route = lock(&self.progress).get(&params.progress_token).cloned();
+        let Some(route) = route else {
+            return;
+        };
+        // Notifications may be handled out of order; the client must see
+        // progress only grow, so a stale one is dropped.
+        let mut last = route.last.lock().await;
+        if last.is_some_and(|last| params.progress <= last) {
+            return;
         }
+        *last = Some(params.progress);
+        let mut forwarded = params;
+        forwarded.progress_token = route.downstream.token.clone();
+        let _ = route.downstream.peer.notify_progress(forwarded).await;
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -902,10 +954,11 @@ impl UpstreamTool {
     }
 
     fn violations(&self, args: &Value) -> Vec<Violation> {
-        self.validator
-            .iter_errors(args)
-            .map(|error| violation(&error))
-            .collect()
+        let mut out = Vec::new();
+        for error in self.validator.iter_errors(args) {
+            push_violations(&error, &mut out);
+        }
+        out
     }
 
     async fn call(self: Arc<Self>, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
@@ -995,9 +1048,14 @@ impl UpstreamTool {
                 self.upstream_name, e.message, e.code.0
             ))),
             Err(e) => {
-                let cause = upstream
-                    .failed(&connection, &format!("failed during tools/call {:?} ({e})", self.upstream_name))
-                    .await;
+                let what = match e {
+                    ServiceError::TransportClosed => format!(
+                        "closed its connection during tools/call {:?}",
+                        self.upstream_name
+                    ),
+                    e => format!("failed during tools/call {:?} ({e})", self.upstream_name),
+                };
+                let cause = upstream.failed(&connection, &what).await;
                 Err(upstream.fault(cause))
             }
         }
@@ -1016,19 +1074,23 @@ fn our_block(block: rmcp::model::ContentBlock) -> ContentBlock {
 
 /// Routes one call's upstream progress to its client while it runs.
 struct ProgressRoute<'a> {
-    routes: &'a Mutex<HashMap<ProgressToken, Downstream>>,
+    routes: &'a Mutex<HashMap<ProgressToken, Arc<Route>>>,
     token: Option<ProgressToken>,
 }
 
 impl<'a> ProgressRoute<'a> {
     fn new(
-        routes: &'a Mutex<HashMap<ProgressToken, Downstream>>,
+        routes: &'a Mutex<HashMap<ProgressToken, Arc<Route>>>,
         token: ProgressToken,
         downstream: Option<Downstream>,
     ) -> Self {
         match downstream {
             Some(downstream) => {
-                lock(routes).insert(token.clone(), downstream);
+                let route = Arc::new(Route {
+                    downstream,
+                    last: tokio::sync::Mutex::new(None),
+                });
+                lock(routes).insert(token.clone(), route);
                 ProgressRoute {
                     routes,
                     token: Some(token),
@@ -1077,46 +1139,80 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// A jsonschema error in our message format: `"path" message`.
-fn violation(error: &jsonschema::ValidationError<'_>) -> Violation {
-    use jsonschema::error::ValidationErrorKind as Kind;
+/// A jsonschema error in our message format (`"path" must be a string`,
+/// `missing required property "a.b"`, `"x" is not a declared property`),
+/// jsonschema's own wording for the keywords ours has no words for.
+fn push_violations(error: &jsonschema::ValidationError<'_>, out: &mut Vec<Violation>) {
+    use dsh_tools::SchemaType;
+    use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
+    use jsonschema::JsonType;
     let path = instance_path(error.instance_path());
+    let child = |name: &str| {
+        if path == "arguments" {
+            name.to_owned()
+        } else {
+            format!("{path}.{name}")
+        }
+    };
     let masked = error.masked().to_string();
-    let tail = masked.strip_prefix("value ").unwrap_or(&masked);
-    match error.kind() {
+    let theirs = masked.strip_prefix("value ").unwrap_or(&masked);
+    let violation = match error.kind() {
         Kind::Required { property } => {
             let name = property
                 .as_str()
                 .map(str::to_owned)
                 .unwrap_or_else(|| property.to_string());
-            let full = if path == "arguments" {
-                name
-            } else {
-                format!("{path}.{name}")
+            Violation::new(ViolationKind::Missing, &child(&name), "")
+        }
+        Kind::Type {
+            kind: TypeKind::Single(ty),
+        } => {
+            let ours = match ty {
+                JsonType::String => Some(SchemaType::String),
+                JsonType::Number => Some(SchemaType::Number),
+                JsonType::Integer => Some(SchemaType::Integer),
+                JsonType::Boolean => Some(SchemaType::Boolean),
+                JsonType::Object => Some(SchemaType::Object),
+                JsonType::Array => Some(SchemaType::Array),
+                JsonType::Null => None,
             };
-            Violation::new(ViolationKind::Missing, &full, "")
+            match ours {
+                Some(ty) => Violation::new(ViolationKind::WrongType(ty), &path, ty.must_be()),
+                None => Violation::new(ViolationKind::Schema, &path, theirs),
+            }
         }
-        Kind::Type { .. } => Violation::new(
-            ViolationKind::WrongType(dsh_tools::SchemaType::Object),
-            &path,
-            tail,
-        ),
         Kind::Enum { .. } | Kind::Constant { .. } => {
-            Violation::new(ViolationKind::NotOneOf, &path, tail)
+            Violation::new(ViolationKind::NotOneOf, &path, theirs)
         }
-        Kind::AdditionalProperties { .. } | Kind::UnevaluatedProperties { .. } => {
-            Violation::new(ViolationKind::Undeclared, &path, tail)
+        Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
+            for key in unexpected {
+                out.push(Violation::new(
+                    ViolationKind::Undeclared,
+                    &child(key),
+                    "is not a declared property",
+                ));
+            }
+            return;
         }
-        Kind::Minimum { .. }
-        | Kind::Maximum { .. }
-        | Kind::ExclusiveMinimum { .. }
+        Kind::Minimum { limit } => Violation::new(
+            ViolationKind::OutOfRange,
+            &path,
+            &format!("must be at least {limit}"),
+        ),
+        Kind::Maximum { limit } => Violation::new(
+            ViolationKind::OutOfRange,
+            &path,
+            &format!("must be at most {limit}"),
+        ),
+        Kind::ExclusiveMinimum { .. }
         | Kind::ExclusiveMaximum { .. }
         | Kind::MinLength { .. }
         | Kind::MaxLength { .. }
         | Kind::MinItems { .. }
-        | Kind::MaxItems { .. } => Violation::new(ViolationKind::OutOfRange, &path, tail),
-        _ => Violation::new(ViolationKind::Schema, &path, tail),
-    }
+        | Kind::MaxItems { .. } => Violation::new(ViolationKind::OutOfRange, &path, theirs),
+        _ => Violation::new(ViolationKind::Schema, &path, theirs),
+    };
+    out.push(violation);
 }
 
 /// `a.b`, `tags[1]`, `servers[1].host`; `arguments` for the whole object.

@@ -1,0 +1,890 @@
+//! `dsh mcp` as a proxy: rmcp's client drives `dsh mcp`, which fronts the
+//! test upstream (`examples/mcp_upstream.rs`) over stdio and over
+//! streamable HTTP on loopback.
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    ClientRequest, ElicitRequestParams, ElicitResult, ElicitationAction, JsonObject,
+    ProgressNotificationParam, ServerResult,
+};
+use rmcp::service::{
+    ClientServiceExt, NotificationContext, PeerRequestOptions, RequestContext, RunningService,
+};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::AsyncReadExt;
+
+mod common;
+use common::alive;
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("dsh-proxy-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(std::fs::canonicalize(dir).unwrap())
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The test upstream, built by `cargo test` beside this test's binary.
+fn upstream_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(Path::parent).unwrap();
+    let fixture = profile_dir.join("examples").join("mcp_upstream");
+    assert!(
+        fixture.exists(),
+        "{} is missing: `cargo test` builds it (or `cargo build -p dsh --example mcp_upstream`)",
+        fixture.display()
+    );
+    fixture
+}
+
+/// One progress notification: progress, total, message.
+type Progress = (f64, Option<f64>, Option<String>);
+
+/// Records what the proxy sends us; answers approval forms with `decision`.
+#[derive(Clone, Default)]
+struct Client {
+    progress: Arc<Mutex<Vec<Progress>>>,
+    list_changed: Arc<tokio::sync::Notify>,
+    decision: Option<&'static str>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = if self.decision.is_some() {
+            ClientCapabilities::builder().enable_elicitation().build()
+        } else {
+            ClientCapabilities::default()
+        };
+        ClientConfig::new(capabilities, rmcp::model::Implementation::from_build_env())
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress
+            .lock()
+            .unwrap()
+            .push((params.progress, params.total, params.message));
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let mut result = ElicitResult::new(ElicitationAction::Accept);
+        result.content = self.decision.map(|d| json!({ "decision": d }));
+        Ok(result)
+    }
+}
+
+/// `dsh mcp` with these settings and arguments, and its stderr as it comes.
+struct Proxy {
+    client: RunningService<RoleClient, Client>,
+    pid: u32,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Proxy {
+    async fn start(dir: &TempDir, settings: Value, args: &[&str], handler: Client) -> Proxy {
+        Self::start_with_env(dir, settings, args, handler, &[]).await
+    }
+
+    async fn start_with_env(
+        dir: &TempDir,
+        settings: Value,
+        args: &[&str],
+        handler: Client,
+        env: &[(&str, &str)],
+    ) -> Proxy {
+        let settings_file = dir.path("settings.json");
+        std::fs::write(&settings_file, settings.to_string()).unwrap();
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+        command
+            .arg("mcp")
+            .arg("--settings")
+            .arg(&settings_file)
+            .arg("--cwd")
+            .arg(&dir.0)
+            .args(args)
+            .envs(env.iter().copied());
+        let (transport, stderr) = TokioChildProcess::builder(command)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = transport.id().unwrap();
+        let text = Arc::new(Mutex::new(String::new()));
+        if let Some(mut stderr) = stderr {
+            let text = text.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = stderr.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    text.lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            });
+        }
+        let client = handler
+            .serve(transport)
+            .await
+            .expect("an MCP session with dsh mcp");
+        Proxy {
+            client,
+            pid,
+            stderr: text,
+        }
+    }
+
+    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let Value::Object(args) = args else {
+            panic!("arguments must be an object")
+        };
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args as JsonObject);
+        self.client
+            .call_tool(params)
+            .await
+            .expect("a tools/call result")
+    }
+
+    async fn names(&self) -> Vec<String> {
+        let tools = self.client.list_all_tools().await.unwrap();
+        tools.iter().map(|t| t.name.to_string()).collect()
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+}
+
+fn text(result: &CallToolResult) -> String {
+    let t = text_of(result);
+    eprintln!("RESULT: {t}");
+    t
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The result's error code (`_meta["dsh/error"].code`), for a failure of the pipeline.
+fn code(result: &CallToolResult) -> String {
+    let wire = serde_json::to_value(result).unwrap();
+    wire["_meta"]["dsh/error"]["code"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+}
+
+async fn eventually(what: &str, deadline: Duration, mut check: impl AsyncFnMut() -> bool) {
+    let start = Instant::now();
+    while start.elapsed() < deadline {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("{what}: not within {deadline:?}");
+}
+
+/// Settings that allow every tool of the upstream named `fx`.
+fn allow_fx() -> Value {
+    json!({"permissions": {"allow": ["mcp__fx"]}})
+}
+
+fn fx_args(fixture: &Path) -> Vec<String> {
+    vec![
+        "--no-builtin".into(),
+        "--name".into(),
+        "fx".into(),
+        "--".into(),
+        fixture.display().to_string(),
+    ]
+}
+
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_upstream_is_listed_and_called_under_its_own_names() {
+    let dir = TempDir::new("names");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let tools = proxy.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"rich"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"bash"), "--no-builtin: {names:?}");
+    // A name providers reject is mapped, and the description says so.
+    let dotted = tools
+        .iter()
+        .find(|t| t.name.starts_with("dotted_name_"))
+        .expect("dotted.name, mapped");
+    assert!(dotted
+        .description
+        .as_deref()
+        .unwrap()
+        .contains("\"dotted.name\""));
+    assert!(proxy.stderr().contains("\"dotted.name\" is exposed as"));
+    // The upstream's own claims are shown to the client, as its schema is.
+    let write = tools.iter().find(|t| t.name == "write_file").unwrap();
+    let hints = serde_json::to_value(write.annotations.as_ref().unwrap()).unwrap();
+    assert_eq!(hints["readOnlyHint"], json!(true));
+    let rich = tools.iter().find(|t| t.name == "rich").unwrap();
+    assert_eq!(
+        rich.output_schema.as_ref().unwrap()["required"],
+        json!(["answer"])
+    );
+
+    let echoed = proxy.call("echo", json!({"text": "hi"})).await;
+    assert_eq!(echoed.is_error, Some(false));
+    assert_eq!(text(&echoed), "hi");
+    let mapped = proxy.call(&dotted.name, json!({})).await;
+    assert_eq!(text(&mapped), "dotted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_name_upstream_tools_as_claude_code_users_write_them() {
+    let dir = TempDir::new("rules");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let settings = json!({"permissions": {
+        "allow": ["mcp__fx__echo", "calls"],
+        "deny": ["mcp__fx__fail"],
+        "ask": ["mcp__FX__rich"]
+    }});
+    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    assert_eq!(text(&proxy.call("echo", json!({"text": "a"})).await), "a");
+    // By the exposed name too.
+    assert_eq!(proxy.call("calls", json!({})).await.is_error, Some(false));
+    let denied = proxy.call("fail", json!({})).await;
+    assert_eq!(denied.is_error, Some(true));
+    assert!(text(&denied).contains("mcp__fx__fail"), "{}", text(&denied));
+    // Ask, and nobody to ask: refused, naming the rule that would allow it.
+    let asked = proxy.call("rich", json!({})).await;
+    assert_eq!(asked.is_error, Some(true));
+    assert!(text(&asked).contains("Error:"), "{}", text(&asked));
+    // No rule at all: asked too, never allowed by default.
+    let unruled = proxy.call("env", json!({"name": "PATH"})).await;
+    assert_eq!(unruled.is_error, Some(true));
+    // Only echo and calls reached the upstream.
+    assert_eq!(text(&proxy.call("calls", json!({})).await), "2");
+
+    // A tool-wide rule for the server, and the wildcard form.
+    let dir = TempDir::new("rules-wide");
+    let settings = json!({"permissions": {"deny": ["mcp__fx"], "allow": ["mcp__fx__*"]}});
+    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    let denied = proxy.call("echo", json!({"text": "a"})).await;
+    assert_eq!(denied.is_error, Some(true));
+    assert!(text(&denied).contains("mcp__fx"), "{}", text(&denied));
+
+    let dir = TempDir::new("rules-star");
+    let settings = json!({"permissions": {"allow": ["mcp__fx__*"]}});
+    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    assert_eq!(text(&proxy.call("echo", json!({"text": "b"})).await), "b");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_for_an_upstream_tool_is_answered_by_the_client() {
+    let dir = TempDir::new("ask");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let settings = json!({"permissions": {"ask": ["mcp__fx__echo"]}});
+    let handler = Client {
+        decision: Some("allow once"),
+        ..Client::default()
+    };
+    let proxy = Proxy::start(&dir, settings, &strs(&args), handler).await;
+    let allowed = proxy.call("echo", json!({"text": "asked"})).await;
+    assert_eq!(text(&allowed), "asked");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_arguments_never_reach_the_upstream() {
+    let dir = TempDir::new("invalid");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let missing = proxy.call("echo", json!({})).await;
+    assert_eq!(missing.is_error, Some(true));
+    assert_eq!(
+        text(&missing),
+        "Error: invalid arguments: missing required property \"text\""
+    );
+    // Every violation, each with its path.
+    let wrong = proxy
+        .call("echo", json!({"text": 5, "times": 0, "loud": true}))
+        .await;
+    assert_eq!(
+        text(&wrong),
+        "Error: invalid arguments: \"text\" must be a string; \"times\" must be at least 1; \"loud\" is not a declared property"
+    );
+    assert_eq!(code(&wrong), "INVALID_ARGS", "{wrong:?}");
+    // The upstream saw none of them.
+    assert_eq!(text(&proxy.call("calls", json!({})).await), "0");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_pass_through_whole() {
+    let dir = TempDir::new("rich");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let rich = proxy.call("rich", json!({})).await;
+    assert_eq!(rich.is_error, Some(false));
+    assert_eq!(
+        serde_json::to_value(&rich.content).unwrap(),
+        json!([
+            {"type": "text", "text": "plain", "annotations": {"audience": ["user"], "priority": 0.5}},
+            {"type": "image", "data": "aW1n", "mimeType": "image/png"},
+            {"type": "audio", "data": "YXVk", "mimeType": "audio/wav"},
+            {"type": "resource_link", "uri": "file:///tmp/x.txt", "name": "x.txt", "mimeType": "text/plain", "size": 3},
+            {"type": "resource", "resource": {"uri": "file:///tmp/y.txt", "mimeType": "text/plain", "text": "inside"}, "_meta": {"k": "v"}}
+        ])
+    );
+    assert_eq!(rich.structured_content, Some(json!({"answer": 42})));
+    // A tool's own failure is its content, not ours.
+    let failed = proxy.call("fail", json!({})).await;
+    assert_eq!(failed.is_error, Some(true));
+    assert_eq!(text(&failed), "it went wrong");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancellation_reaches_the_upstream_and_its_progress_reaches_the_client() {
+    let dir = TempDir::new("cancel");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let handler = Client::default();
+    let progress = handler.progress.clone();
+    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), handler).await;
+    let marker = dir.path("slow").display().to_string();
+    let Value::Object(arguments) = json!({ "marker": marker }) else {
+        unreachable!()
+    };
+    // rmcp gives every request a progress token.
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new("slow").with_arguments(arguments),
+    ));
+    let handle = proxy
+        .client
+        .peer()
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let started = PathBuf::from(format!("{marker}.started"));
+    eventually(
+        "the upstream started the call",
+        Duration::from_secs(10),
+        async || started.exists(),
+    )
+    .await;
+    // The last step arrives; values only grow (a stale one may be dropped).
+    let last = (2.0, Some(3.0), Some("step 2".to_owned()));
+    eventually(
+        "progress reached the client",
+        Duration::from_secs(10),
+        async || progress.lock().unwrap().last() == Some(&last),
+    )
+    .await;
+    let seen = progress.lock().unwrap().clone();
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
+    assert!(seen.len() <= 2, "{seen:?}");
+    handle
+        .cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
+    let cancelled = PathBuf::from(format!("{marker}.cancelled"));
+    eventually(
+        "the cancellation reached the upstream",
+        Duration::from_secs(10),
+        async || cancelled.exists(),
+    )
+    .await;
+    assert_eq!(
+        text(&proxy.call("echo", json!({"text": "after"})).await),
+        "after"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_mid_call_names_the_server_and_the_next_call_restarts_it() {
+    let dir = TempDir::new("crash");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let first = text(&proxy.call("pid", json!({})).await)
+        .parse::<u32>()
+        .unwrap();
+    let crashed = proxy.call("crash", json!({})).await;
+    assert_eq!(crashed.is_error, Some(true));
+    let message = text(&crashed);
+    assert!(message.contains("upstream \"fx\""), "{message}");
+    assert!(
+        message.contains("closed its connection during tools/call \"crash\""),
+        "{message}"
+    );
+    assert!(message.contains("exited with status 3"), "{message}");
+    assert!(message.contains("crashing on purpose"), "{message}");
+    // Its stderr reached ours, prefixed with its name.
+    assert!(
+        proxy.stderr().contains("[fx] fixture: crashing on purpose"),
+        "{}",
+        proxy.stderr()
+    );
+    // The next call starts it again.
+    let echoed = proxy.call("echo", json!({"text": "back"})).await;
+    assert_eq!(text(&echoed), "back");
+    let second = text(&proxy.call("pid", json!({})).await);
+    let second = second.parse::<u32>().unwrap_or_else(|_| panic!("{second}"));
+    assert_ne!(first, second);
+    assert!(!alive(first));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_crashes_end_in_a_clear_error() {
+    let dir = TempDir::new("crashes");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let mut seen = Vec::new();
+    eventually(
+        "the upstream is given up on",
+        Duration::from_secs(30),
+        async || {
+            let message = text(&proxy.call("crash", json!({})).await);
+            let done = message.contains("not restarted again");
+            seen.push(message);
+            done
+        },
+    )
+    .await;
+    let last = seen.last().unwrap();
+    assert!(last.contains("failed 5 times in a row"), "{last}");
+    // Between crashes, calls inside the back-off are refused without a start.
+    assert!(
+        seen.iter()
+            .any(|m| m.contains("is restarted on a call after")),
+        "{seen:?}"
+    );
+    let refused = proxy.call("echo", json!({"text": "x"})).await;
+    assert!(text(&refused).contains("not restarted again"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_upstream_times_out() {
+    let dir = TempDir::new("hang");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let settings = json!({"permissions": {"allow": ["mcp__fx"]}, "mcp": {"callTimeoutMs": 300}});
+    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    let started = Instant::now();
+    let hung = proxy.call("hang", json!({})).await;
+    assert_eq!(hung.is_error, Some(true));
+    let message = text(&hung);
+    assert!(
+        message.contains("did not answer tools/call \"hang\" within 300 ms"),
+        "{message}"
+    );
+    assert_eq!(code(&hung), "TOOL_TIMEOUT");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // The server is still there for the next call.
+    assert_eq!(
+        text(&proxy.call("echo", json!({"text": "still"})).await),
+        "still"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_claim_does_not_let_a_write_through_plan_mode() {
+    let dir = TempDir::new("plan");
+    let fixture = upstream_binary();
+    let mut args = vec!["--mode".to_owned(), "plan".to_owned()];
+    args.extend(fx_args(&fixture));
+    let settings = json!({
+        "permissions": {"allow": ["mcp__fx__write_file"]},
+        "mcp": {"readOnlyTools": ["mcp__fx__calls"]}
+    });
+    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    let target = dir.path("written.txt");
+    let refused = proxy
+        .call(
+            "write_file",
+            json!({"path": target.display().to_string(), "text": "x"}),
+        )
+        .await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("plan mode"), "{}", text(&refused));
+    assert!(!target.exists());
+    // What the settings trust as read-only runs in plan mode without a rule.
+    let trusted = proxy.call("calls", json!({})).await;
+    assert_eq!(trusted.is_error, Some(false), "{}", text(&trusted));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_change_upstream_refreshes_the_tools_and_reaches_the_client() {
+    let dir = TempDir::new("grow");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let handler = Client::default();
+    let changed = handler.list_changed.clone();
+    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), handler).await;
+    assert!(!proxy.names().await.contains(&"grown".to_owned()));
+    assert_eq!(text(&proxy.call("grow", json!({})).await), "grown");
+    tokio::time::timeout(Duration::from_secs(10), changed.notified())
+        .await
+        .expect("notifications/tools/list_changed");
+    eventually(
+        "the new tool is listed",
+        Duration::from_secs(10),
+        async || proxy.names().await.contains(&"grown".to_owned()),
+    )
+    .await;
+    assert_eq!(text(&proxy.call("grown", json!({})).await), "I was added");
+}
+
+/// The test upstream serving streamable HTTP; killed on drop.
+struct HttpUpstream {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpUpstream {
+    fn start(dir: &TempDir) -> HttpUpstream {
+        let port_file = dir.path("port");
+        let child = std::process::Command::new(upstream_binary())
+            .arg("--http")
+            .arg(&port_file)
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while !port_file.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the HTTP upstream did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let port = std::fs::read_to_string(&port_file).unwrap();
+        HttpUpstream {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpUpstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_of_a_config_file_over_stdio_and_http_are_prefixed() {
+    let dir = TempDir::new("config");
+    let http = HttpUpstream::start(&dir);
+    let config = dir.path("mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {
+            "local": {"command": upstream_binary().display().to_string()},
+            "web": {"type": "http", "url": http.url, "headers": {"X-Test": "1"}}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let settings = json!({"permissions": {
+        "allow": ["mcp__local__echo", "mcp__web__echo", "web__rich"],
+        "deny": ["mcp__web__write_file"]
+    }});
+    let config = config.display().to_string();
+    let proxy = Proxy::start(
+        &dir,
+        settings,
+        &["--mcp-config", &config],
+        Client::default(),
+    )
+    .await;
+    let names = proxy.names().await;
+    for name in ["bash", "local__echo", "web__echo", "web__rich"] {
+        assert!(names.contains(&name.to_owned()), "{name} in {names:?}");
+    }
+    assert!(
+        names.iter().any(|n| n.starts_with("local__dotted_name_")),
+        "{names:?}"
+    );
+    assert_eq!(
+        text(&proxy.call("local__echo", json!({"text": "l"})).await),
+        "l"
+    );
+    assert_eq!(
+        text(&proxy.call("web__echo", json!({"text": "w"})).await),
+        "w"
+    );
+    let rich = proxy.call("web__rich", json!({})).await;
+    assert_eq!(rich.structured_content, Some(json!({"answer": 42})));
+    let denied = proxy
+        .call(
+            "web__write_file",
+            json!({"path": "/tmp/never", "text": "x"}),
+        )
+        .await;
+    assert!(
+        text(&denied).contains("mcp__web__write_file"),
+        "{}",
+        text(&denied)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_claimed_twice_is_a_start_up_error_naming_both() {
+    let fixture = upstream_binary().display().to_string();
+    // An upstream tool named like a built-in one.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .args([
+            "mcp",
+            "--name",
+            "fx",
+            "--",
+            "env",
+            "MCP_UPSTREAM_EXTRA_TOOL=bash",
+            &fixture,
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("\"bash\"") && stderr.contains("\"fx\""),
+        "{stderr}"
+    );
+    assert!(stderr.contains("built-in"), "{stderr}");
+
+    // Two upstream tools: `a__echo` of the command line's server and `echo` of server `a`.
+    let dir = TempDir::new("collision");
+    let config = dir.path("mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"a": {"command": fixture}}}).to_string(),
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .arg("mcp")
+        .arg("--mcp-config")
+        .arg(&config)
+        .args([
+            "--name",
+            "fx",
+            "--",
+            "env",
+            "MCP_UPSTREAM_EXTRA_TOOL=a__echo",
+            &fixture,
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("two upstream tools claim the name \"a__echo\""),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("\"a\"") && stderr.contains("\"fx\""),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn host_secrets_reach_an_upstream_only_through_its_config() {
+    let dir = TempDir::new("env");
+    let config = dir.path("mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"s": {
+            "command": upstream_binary().display().to_string(),
+            "env": {"PASSED_TOKEN": "${HOST_GITHUB_TOKEN}"}
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    let proxy = Proxy::start_with_env(
+        &dir,
+        json!({"permissions": {"allow": ["mcp__s"]}}),
+        &["--mcp-config", &config, "--no-builtin"],
+        Client::default(),
+        &[
+            ("HOST_GITHUB_TOKEN", "ghp_secret"),
+            ("AWS_SECRET_ACCESS_KEY", "aws"),
+        ],
+    )
+    .await;
+    let env = async |name: &str| text(&proxy.call("s__env", json!({ "name": name })).await);
+    assert_eq!(env("HOST_GITHUB_TOKEN").await, "(unset)");
+    assert_eq!(env("AWS_SECRET_ACCESS_KEY").await, "(unset)");
+    assert_eq!(env("PASSED_TOKEN").await, "ghp_secret");
+    assert_ne!(env("PATH").await, "(unset)");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_upstream_process_is_gone_when_the_session_ends() {
+    let dir = TempDir::new("exit");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let upstream = text(&proxy.call("pid", json!({})).await)
+        .parse::<u32>()
+        .unwrap();
+    let dsh = proxy.pid;
+    proxy.client.cancel().await.unwrap();
+    eventually("dsh mcp exits", Duration::from_secs(10), async || {
+        !alive(dsh)
+    })
+    .await;
+    eventually(
+        "the upstream is gone",
+        Duration::from_secs(10),
+        async || !alive(upstream),
+    )
+    .await;
+
+    // SIGTERM too.
+    let dir = TempDir::new("exit-term");
+    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let upstream = text(&proxy.call("pid", json!({})).await)
+        .parse::<u32>()
+        .unwrap();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &proxy.pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    eventually(
+        "dsh mcp exits on SIGTERM",
+        Duration::from_secs(10),
+        async || !alive(proxy.pid),
+    )
+    .await;
+    eventually(
+        "the upstream is gone after SIGTERM",
+        Duration::from_secs(10),
+        async || !alive(upstream),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_cannot_start_is_a_start_up_error() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .args(["mcp", "--name", "nope", "--", "/nonexistent/server"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("upstream \"nope\""), "{stderr}");
+    assert!(stderr.contains("/nonexistent/server"), "{stderr}");
+
+    // One that is not an MCP server at all: it prints garbage and exits.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .args([
+            "mcp",
+            "--name",
+            "junk",
+            "--",
+            "sh",
+            "-c",
+            "echo 'not json'; echo oops >&2",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("upstream \"junk\" did not start"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("[junk] oops"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_reach_a_stateless_client_of_a_legacy_upstream() {
+    // The proxy speaks both revisions on both sides: a client that starts
+    // with server/discover gets the upstream's tools too.
+    let dir = TempDir::new("discover");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let settings_file = dir.path("settings.json");
+    std::fs::write(&settings_file, allow_fx().to_string()).unwrap();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+    command
+        .arg("mcp")
+        .arg("--settings")
+        .arg(&settings_file)
+        .args(&args);
+    let transport = TokioChildProcess::new(command).unwrap();
+    let client = Client::default()
+        .serve_with_lifecycle(
+            transport,
+            rmcp::service::ClientLifecycleMode::Discover {
+                preferred_versions: vec![rmcp::model::ProtocolVersion::LATEST],
+            },
+        )
+        .await
+        .unwrap();
+    let Value::Object(arguments) = json!({"text": "stateless"}) else {
+        unreachable!()
+    };
+    let result = client
+        .peer()
+        .send_request(ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new("echo").with_arguments(arguments),
+        )))
+        .await
+        .unwrap();
+    let ServerResult::CallToolResult(result) = result else {
+        panic!("not a tool result: {result:?}")
+    };
+    assert_eq!(text(&result), "stateless");
+}
