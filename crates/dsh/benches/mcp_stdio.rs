@@ -10,6 +10,10 @@
 //! 2. Time from spawn to the first answered request (`initialize` done and one
 //!    `tools/list` answered): the real `dsh mcp` binary against the plain rmcp
 //!    server.
+//! 3. The proxy's cost: the same `tools/call` to the plain rmcp server,
+//!    directly and through the real `dsh mcp --no-builtin -- SERVER` (its
+//!    permission rules, argument check against the upstream's schema, and a
+//!    second stdio hop). Interleaved; the ratio and the time added per call.
 
 #[path = "../../../bench/ratio.rs"]
 mod ratio;
@@ -183,6 +187,59 @@ fn bench(c: &mut Criterion) {
         let _ = dsh.cancel().await;
         let _ = plain.cancel().await;
     });
+
+    // The proxy in front of the plain server, against the plain server.
+    let dir = std::env::temp_dir().join(format!("dsh-bench-proxy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    std::fs::write(&settings, r#"{"permissions": {"allow": ["mcp__plain__add"]}}"#).unwrap();
+    let mut through = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+    through
+        .arg("mcp")
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--cwd")
+        .arg(&dir)
+        .args(["--no-builtin", "--name", "plain", "--", "env", "DSH_BENCH_SERVE=rmcp"])
+        .arg(std::env::current_exe().unwrap());
+    let proxied = runtime.block_on(connect(through));
+    let direct = runtime.block_on(connect(own("rmcp")));
+    assert_eq!(answer(&runtime, &proxied), "42");
+    assert_eq!(answer(&runtime, &direct), "42");
+    let mut group = c.benchmark_group("mcp proxy");
+    group.measurement_time(Duration::from_secs(3));
+    group.bench_function("tools/call through dsh mcp to an rmcp upstream", |b| {
+        b.iter(|| answer(&runtime, &proxied))
+    });
+    group.bench_function("tools/call to the rmcp upstream directly", |b| {
+        b.iter(|| answer(&runtime, &direct))
+    });
+    group.finish();
+    let (direct_time, proxied_time) = ratio::compare(
+        || {
+            ratio::keep(answer(&runtime, &direct));
+        },
+        || {
+            ratio::keep(answer(&runtime, &proxied));
+        },
+        15,
+        Duration::from_millis(200),
+    );
+    ratio::report(
+        "mcp proxy tools/call (direct vs through `dsh mcp`; target <= 1.3x and <= 150 us added)",
+        "direct",
+        "proxied",
+        (direct_time, proxied_time),
+    );
+    println!(
+        "RESULT mcp proxy added per call: {:?}",
+        proxied_time.saturating_sub(direct_time)
+    );
+    runtime.block_on(async {
+        let _ = proxied.cancel().await;
+        let _ = direct.cancel().await;
+    });
+    let _ = std::fs::remove_dir_all(&dir);
 
     // Spawn to the first answered request.
     let dir = std::env::temp_dir().join(format!("dsh-bench-spawn-{}", std::process::id()));
