@@ -14,6 +14,8 @@
 //!    directly and through the real `dsh mcp --no-builtin -- SERVER` (its
 //!    permission rules, argument check against the upstream's schema, and a
 //!    second stdio hop). Interleaved; the ratio and the time added per call.
+//!    Beside it the floor of any stdio proxy: a relay that copies bytes
+//!    between the pipes without reading them (`DSH_BENCH_SERVE=relay`).
 
 #[path = "../../../bench/ratio.rs"]
 mod ratio;
@@ -96,6 +98,7 @@ fn serve(kind: &str) {
         .unwrap();
     runtime.block_on(async {
         match kind {
+            "relay" => relay().await,
             "rmcp" => {
                 let running = PlainServer
                     .serve(rmcp::transport::io::stdio_pipes())
@@ -121,6 +124,29 @@ fn serve(kind: &str) {
             }
         }
     });
+}
+
+/// Copies stdin to a plain server's stdin and its stdout to ours: a second
+/// hop that costs what the pipes and the scheduler cost, and nothing else.
+async fn relay() {
+    let mut child = tokio::process::Command::new(std::env::current_exe().unwrap())
+        .env("DSH_BENCH_SERVE", "rmcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut to_child = child.stdin.take().unwrap();
+    let mut from_child = child.stdout.take().unwrap();
+    let up = async {
+        let _ = tokio::io::copy(&mut tokio::io::stdin(), &mut to_child).await;
+        drop(to_child);
+    };
+    let down = async {
+        let _ = tokio::io::copy(&mut from_child, &mut tokio::io::stdout()).await;
+    };
+    tokio::join!(up, down);
+    let _ = child.wait().await;
 }
 
 async fn connect(command: tokio::process::Command) -> RunningService<RoleClient, ()> {
@@ -192,7 +218,11 @@ fn bench(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("dsh-bench-proxy-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let settings = dir.join("settings.json");
-    std::fs::write(&settings, r#"{"permissions": {"allow": ["mcp__plain__add"]}}"#).unwrap();
+    std::fs::write(
+        &settings,
+        r#"{"permissions": {"allow": ["mcp__plain__add"]}}"#,
+    )
+    .unwrap();
     let mut through = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
     through
         .arg("mcp")
@@ -200,12 +230,21 @@ fn bench(c: &mut Criterion) {
         .arg(&settings)
         .arg("--cwd")
         .arg(&dir)
-        .args(["--no-builtin", "--name", "plain", "--", "env", "DSH_BENCH_SERVE=rmcp"])
+        .args([
+            "--no-builtin",
+            "--name",
+            "plain",
+            "--",
+            "env",
+            "DSH_BENCH_SERVE=rmcp",
+        ])
         .arg(std::env::current_exe().unwrap());
     let proxied = runtime.block_on(connect(through));
     let direct = runtime.block_on(connect(own("rmcp")));
+    let relayed = runtime.block_on(connect(own("relay")));
     assert_eq!(answer(&runtime, &proxied), "42");
     assert_eq!(answer(&runtime, &direct), "42");
+    assert_eq!(answer(&runtime, &relayed), "42");
     let mut group = c.benchmark_group("mcp proxy");
     group.measurement_time(Duration::from_secs(3));
     group.bench_function("tools/call through dsh mcp to an rmcp upstream", |b| {
@@ -235,9 +274,30 @@ fn bench(c: &mut Criterion) {
         "RESULT mcp proxy added per call: {:?}",
         proxied_time.saturating_sub(direct_time)
     );
+    let (relay_time, proxied_time) = ratio::compare(
+        || {
+            ratio::keep(answer(&runtime, &relayed));
+        },
+        || {
+            ratio::keep(answer(&runtime, &proxied));
+        },
+        15,
+        Duration::from_millis(200),
+    );
+    ratio::report(
+        "mcp proxy tools/call (a byte relay, the floor of any stdio proxy, vs `dsh mcp`)",
+        "relay",
+        "proxied",
+        (relay_time, proxied_time),
+    );
+    println!(
+        "RESULT mcp proxy added per call beyond a byte relay: {:?}",
+        proxied_time.saturating_sub(relay_time)
+    );
     runtime.block_on(async {
         let _ = proxied.cancel().await;
         let _ = direct.cancel().await;
+        let _ = relayed.cancel().await;
     });
     let _ = std::fs::remove_dir_all(&dir);
 

@@ -30,11 +30,19 @@ fn main() -> ExitCode {
         }
     };
     let path = command.path();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    // `dsh mcp` serves one session, all I/O: on one thread, a request, its
+    // upstream hop and its answer cost no wake-up of another thread.
+    let built = if matches!(command, Command::Mcp { .. }) {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+    };
+    let runtime = match built {
         Ok(runtime) => runtime,
         Err(err) => {
             let _ = writeln!(io::stderr(), "dsh: cannot start the async runtime: {err}");

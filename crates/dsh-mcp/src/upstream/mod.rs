@@ -954,6 +954,9 @@ impl UpstreamTool {
     }
 
     fn violations(&self, args: &Value) -> Vec<Violation> {
+        if self.validator.is_valid(args) {
+            return Vec::new();
+        }
         let mut out = Vec::new();
         for error in self.validator.iter_errors(args) {
             push_violations(&error, &mut out);
