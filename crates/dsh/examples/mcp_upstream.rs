@@ -12,7 +12,8 @@
 //! `readOnlyHint`, and writes); `grow` (adds the tool `grown` and says the
 //! list changed); `dotted.name` (a name model providers reject); `env
 //! {name}` (a variable of its environment, or `(unset)`); `pid`. With
-//! `MCP_UPSTREAM_EXTRA_TOOL=NAME` it also lists a tool `NAME`.
+//! `MCP_UPSTREAM_EXTRA_TOOL=NAME` it also lists a tool `NAME`; `garbage`
+//! (a line that is not JSON-RPC on stdout, then an answer).
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
@@ -83,6 +84,7 @@ impl Upstream {
             ),
         ];
         tools.push(tool(json!({"name": "pid", "description": "This server's process id.", "inputSchema": object(json!({}), &[])})));
+        tools.push(tool(json!({"name": "garbage", "description": "Prints a line that is not JSON-RPC on stdout, then answers.", "inputSchema": object(json!({}), &[])})));
         // A tool of any name, for name collisions.
         if let Ok(extra) = std::env::var("MCP_UPSTREAM_EXTRA_TOOL") {
             tools.push(tool(json!({"name": extra, "description": "An extra tool.", "inputSchema": object(json!({}), &[])})));
@@ -188,6 +190,13 @@ impl ServerHandler for Upstream {
             }
             "dotted.name" => text("dotted"),
             "pid" => text(std::process::id().to_string()),
+            "garbage" => {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(b"this is not JSON-RPC\n");
+                let _ = out.flush();
+                text("after the garbage")
+            }
             "grown" => text("I was added"),
             "env" => {
                 text(std::env::var(arg(&request, "name")).unwrap_or_else(|_| "(unset)".into()))

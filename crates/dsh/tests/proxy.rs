@@ -186,12 +186,6 @@ impl Proxy {
 }
 
 fn text(result: &CallToolResult) -> String {
-    let t = text_of(result);
-    eprintln!("RESULT: {t}");
-    t
-}
-
-fn text_of(result: &CallToolResult) -> String {
     result
         .content
         .iter()
@@ -672,6 +666,38 @@ async fn servers_of_a_config_file_over_stdio_and_http_are_prefixed() {
         "{}",
         text(&denied)
     );
+
+    // The HTTP server goes away: an error naming it, not a hang.
+    let http_url = http.url.clone();
+    drop(http);
+    let started = Instant::now();
+    let gone = tokio::time::timeout(
+        Duration::from_secs(60),
+        proxy.call("web__echo", json!({"text": "w"})),
+    )
+    .await
+    .expect("an answer, not a hang");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_eq!(gone.is_error, Some(true));
+    assert!(
+        text(&gone).starts_with("Error: upstream \"web\" "),
+        "{}",
+        text(&gone)
+    );
+    assert!(
+        text(&gone).contains("error sending request"),
+        "{}",
+        text(&gone)
+    );
+    assert!(!text(&gone).contains("rmcp::"), "{}", text(&gone));
+    // The restart fails too, and says where it tried.
+    let again = proxy.call("web__echo", json!({"text": "w"})).await;
+    assert!(text(&again).contains(&http_url), "{}", text(&again));
+    // The other server is unaffected.
+    assert_eq!(
+        text(&proxy.call("local__echo", json!({"text": "l"})).await),
+        "l"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -887,4 +913,23 @@ async fn results_reach_a_stateless_client_of_a_legacy_upstream() {
         panic!("not a tool result: {result:?}")
     };
     assert_eq!(text(&result), "stateless");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_prints_garbage_never_hangs_the_client() {
+    let dir = TempDir::new("garbage");
+    let fixture = upstream_binary();
+    let args = fx_args(&fixture);
+    let settings = json!({"permissions": {"allow": ["mcp__fx"]}, "mcp": {"callTimeoutMs": 5000}});
+    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    let answered = tokio::time::timeout(Duration::from_secs(20), proxy.call("garbage", json!({})))
+        .await
+        .expect("an answer, not a hang");
+    // rmcp's reader skips a line that is not JSON-RPC; the answer after it counts.
+    assert_eq!(answered.is_error, Some(false));
+    assert_eq!(text(&answered), "after the garbage");
+    assert_eq!(
+        text(&proxy.call("echo", json!({"text": "next"})).await),
+        "next"
+    );
 }

@@ -371,7 +371,7 @@ impl Upstream {
                     START_TIMEOUT.as_secs()
                 ))
             })?
-            .map_err(|e| self.fault(format!("tools/list failed: {e}")))?;
+            .map_err(|e| self.fault(format!("tools/list failed: {}", plain(&e))))?;
         Ok(listed
             .into_iter()
             .map(|tool| {
@@ -588,7 +588,7 @@ impl Upstream {
                         let cause = exit_cause(
                             connection_less,
                             &stderr_tail,
-                            &format!("did not start: {e}"),
+                            &format!("did not start: {}", plain(&e)),
                         )
                         .await;
                         return Err(cause);
@@ -633,7 +633,7 @@ impl Upstream {
                         START_TIMEOUT.as_secs()
                     )
                 })?
-                .map_err(|e| format!("{url} did not start: {e}"))?;
+                .map_err(|e| format!("{url} did not start: {}", plain(&e)))?;
                 let connection = Connection {
                     service,
                     child: Mutex::new(None),
@@ -759,6 +759,34 @@ impl Upstream {
             connection.kill();
         }
     }
+}
+
+/// An rmcp error as a reader wants it: without the Rust type paths some
+/// of its messages carry (`Transport [rmcp::transport::…] error: …`).
+fn plain(error: &dyn std::fmt::Display) -> String {
+    let mut text = error.to_string();
+    while let Some(start) = text.find(" [rmcp::") {
+        let mut depth = 0;
+        let mut end = None;
+        for (i, c) in text[start + 1..].char_indices() {
+            match c {
+                '[' | '<' => depth += 1,
+                ']' | '>' => {
+                    depth -= 1;
+                    if depth == 0 && c == ']' {
+                        end = Some(start + 1 + i + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        match end {
+            Some(end) => text.replace_range(start..end, ""),
+            None => break,
+        }
+    }
+    text
 }
 
 /// The delay before restart number `failures` (counting from one).
@@ -989,7 +1017,10 @@ impl UpstreamTool {
             Ok(handle) => handle,
             Err(e) => {
                 let cause = upstream
-                    .failed(&connection, &format!("could not be sent tools/call: {e}"))
+                    .failed(
+                        &connection,
+                        &format!("could not be sent tools/call: {}", plain(&e)),
+                    )
                     .await;
                 return Err(upstream.fault(cause));
             }
@@ -1056,7 +1087,11 @@ impl UpstreamTool {
                         "closed its connection during tools/call {:?}",
                         self.upstream_name
                     ),
-                    e => format!("failed during tools/call {:?} ({e})", self.upstream_name),
+                    e => format!(
+                        "failed during tools/call {:?} ({})",
+                        self.upstream_name,
+                        plain(&e)
+                    ),
                 };
                 let cause = upstream.failed(&connection, &what).await;
                 Err(upstream.fault(cause))
@@ -1316,4 +1351,25 @@ async fn cancelled(token: Option<&dsh_tools::CancellationToken>) {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_type_paths_are_cut_from_messages() {
+        let raw = "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::A<reqwest::Client>>] error: Client error: refused";
+        assert_eq!(
+            plain(&raw),
+            "Send message error Transport error: Client error: refused"
+        );
+        assert_eq!(plain(&"nothing to cut [x]"), "nothing to cut [x]");
+    }
+
+    #[test]
+    fn restarts_back_off() {
+        let delays: Vec<u128> = (1..=5).map(|n| backoff(n).as_millis()).collect();
+        assert_eq!(delays, [0, 250, 500, 1000, 2000]);
+    }
 }
