@@ -758,6 +758,19 @@ async fn a_name_claimed_twice_is_a_start_up_error_naming_both() {
         stderr.contains("\"a\"") && stderr.contains("\"fx\""),
         "{stderr}"
     );
+
+    // Two servers of one name.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .arg("mcp")
+        .arg("--mcp-config")
+        .arg(&config)
+        .args(["--name", "A", "--", &fixture])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("two upstreams are named \"A\""), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

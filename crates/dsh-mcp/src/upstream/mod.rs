@@ -136,7 +136,12 @@ impl ProxyOptions {
             call_timeout: Duration::from_secs(120),
             read_only_tools: Vec::new(),
             cwd: cwd.into(),
-            stderr: Arc::new(|line| eprintln!("{line}")),
+            // Never a panic when our stderr is gone: the reader must keep
+            // draining the upstream's pipe.
+            stderr: Arc::new(|line| {
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }),
         }
     }
 }
@@ -159,6 +164,15 @@ impl Proxy {
         options: ProxyOptions,
     ) -> Result<Proxy, ProxyError> {
         let options = Arc::new(options);
+        let mut names = std::collections::BTreeSet::new();
+        for config in &configs {
+            if !names.insert(config.name.to_ascii_lowercase()) {
+                return Err(ProxyError::new(format!(
+                    "two upstreams are named {:?} (rules could not tell them apart); give the one after -- another --name",
+                    config.name
+                )));
+            }
+        }
         let upstreams: Vec<Arc<Upstream>> = configs
             .into_iter()
             .map(|config| Upstream::new(config, options.clone(), registry))
