@@ -175,8 +175,13 @@ fn server_config(
         Some("http" | "streamable-http" | "streamableHttp") => {
             only_keys(fields, &["type", "url", "headers"])?;
             let url = expand(string_field(fields, "url")?.ok_or("no \"url\"")?)?;
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("\"url\" must be an http:// or https:// URL, not {url:?}"));
+            if url.starts_with("https://") {
+                return Err(format!(
+                    "{url:?}: https upstreams are not supported by this build (its HTTP client has no TLS); use an http:// endpoint on loopback, or a local TLS-terminating proxy"
+                ));
+            }
+            if !url.starts_with("http://") {
+                return Err(format!("\"url\" must be an http:// URL, not {url:?}"));
             }
             let headers = string_map(fields, "headers", &expand)?;
             UpstreamTransport::Http { url, headers }
@@ -321,6 +326,10 @@ mod tests {
         );
         assert!(
             err(r#"{"mcpServers": {"a": {"type": "http", "url": "ftp://x"}}}"#).contains("http://")
+        );
+        assert!(
+            err(r#"{"mcpServers": {"a": {"type": "http", "url": "https://x"}}}"#)
+                .contains("no TLS")
         );
         assert!(
             err(r#"{"mcpServers": {"a": {"command": "${NOPE}"}}}"#).contains("${NOPE} is not set")
