@@ -257,7 +257,10 @@ async fn one_upstream_is_listed_and_called_under_its_own_names() {
         .as_deref()
         .unwrap()
         .contains("\"dotted.name\""));
-    assert!(proxy.stderr().contains("\"dotted.name\" is exposed as"));
+    eventually("the mapping logged", Duration::from_secs(10), async || {
+        proxy.stderr().contains("\"dotted.name\" is exposed as")
+    })
+    .await;
     // The upstream's own claims are shown to the client, as its schema is.
     let write = tools.iter().find(|t| t.name == "write_file").unwrap();
     let hints = serde_json::to_value(write.annotations.as_ref().unwrap()).unwrap();
@@ -457,12 +460,13 @@ async fn a_crash_mid_call_names_the_server_and_the_next_call_restarts_it() {
     );
     assert!(message.contains("exited with status 3"), "{message}");
     assert!(message.contains("crashing on purpose"), "{message}");
-    // Its stderr reached ours, prefixed with its name.
-    assert!(
-        proxy.stderr().contains("[fx] fixture: crashing on purpose"),
-        "{}",
-        proxy.stderr()
-    );
+    // Its stderr reached ours, prefixed with its name (read here as it comes).
+    eventually(
+        "the upstream's stderr on ours",
+        Duration::from_secs(10),
+        async || proxy.stderr().contains("[fx] fixture: crashing on purpose"),
+    )
+    .await;
     // The next call starts it again.
     let echoed = proxy.call("echo", json!({"text": "back"})).await;
     assert_eq!(text(&echoed), "back");
