@@ -234,12 +234,17 @@ fn strs(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
 }
 
+/// `dsh mcp --no-builtin --name fx -- mcp_upstream` in a fresh directory.
+async fn fx(name: &str, settings: Value, handler: Client) -> (TempDir, Proxy) {
+    let dir = TempDir::new(name);
+    let args = fx_args(&upstream_binary());
+    let proxy = Proxy::start(&dir, settings, &strs(&args), handler).await;
+    (dir, proxy)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_upstream_is_listed_and_called_under_its_own_names() {
-    let dir = TempDir::new("names");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
-    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("names", allow_fx(), Client::default()).await;
     let tools = proxy.client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert!(
@@ -280,15 +285,12 @@ async fn one_upstream_is_listed_and_called_under_its_own_names() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rules_name_upstream_tools_as_claude_code_users_write_them() {
-    let dir = TempDir::new("rules");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
     let settings = json!({"permissions": {
         "allow": ["mcp__fx__echo", "calls"],
         "deny": ["mcp__fx__fail"],
         "ask": ["mcp__FX__rich"]
     }});
-    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("rules", settings, Client::default()).await;
     assert_eq!(text(&proxy.call("echo", json!({"text": "a"})).await), "a");
     // By the exposed name too.
     assert_eq!(proxy.call("calls", json!({})).await.is_error, Some(false));
@@ -306,40 +308,32 @@ async fn rules_name_upstream_tools_as_claude_code_users_write_them() {
     assert_eq!(text(&proxy.call("calls", json!({})).await), "2");
 
     // A tool-wide rule for the server, and the wildcard form.
-    let dir = TempDir::new("rules-wide");
     let settings = json!({"permissions": {"deny": ["mcp__fx"], "allow": ["mcp__fx__*"]}});
-    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("rules-wide", settings, Client::default()).await;
     let denied = proxy.call("echo", json!({"text": "a"})).await;
     assert_eq!(denied.is_error, Some(true));
     assert!(text(&denied).contains("mcp__fx"), "{}", text(&denied));
 
-    let dir = TempDir::new("rules-star");
     let settings = json!({"permissions": {"allow": ["mcp__fx__*"]}});
-    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("rules-star", settings, Client::default()).await;
     assert_eq!(text(&proxy.call("echo", json!({"text": "b"})).await), "b");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ask_for_an_upstream_tool_is_answered_by_the_client() {
-    let dir = TempDir::new("ask");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
     let settings = json!({"permissions": {"ask": ["mcp__fx__echo"]}});
     let handler = Client {
         decision: Some("allow once"),
         ..Client::default()
     };
-    let proxy = Proxy::start(&dir, settings, &strs(&args), handler).await;
+    let (_dir, proxy) = fx("ask", settings, handler).await;
     let allowed = proxy.call("echo", json!({"text": "asked"})).await;
     assert_eq!(text(&allowed), "asked");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invalid_arguments_never_reach_the_upstream() {
-    let dir = TempDir::new("invalid");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
-    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("invalid", allow_fx(), Client::default()).await;
     let missing = proxy.call("echo", json!({})).await;
     assert_eq!(missing.is_error, Some(true));
     assert_eq!(
@@ -361,10 +355,7 @@ async fn invalid_arguments_never_reach_the_upstream() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn results_pass_through_whole() {
-    let dir = TempDir::new("rich");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
-    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("rich", allow_fx(), Client::default()).await;
     let rich = proxy.call("rich", json!({})).await;
     assert_eq!(rich.is_error, Some(false));
     assert_eq!(
@@ -386,12 +377,9 @@ async fn results_pass_through_whole() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancellation_reaches_the_upstream_and_its_progress_reaches_the_client() {
-    let dir = TempDir::new("cancel");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
     let handler = Client::default();
     let progress = handler.progress.clone();
-    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), handler).await;
+    let (dir, proxy) = fx("cancel", allow_fx(), handler).await;
     let marker = dir.path("slow").display().to_string();
     let Value::Object(arguments) = json!({ "marker": marker }) else {
         unreachable!()
@@ -443,10 +431,7 @@ async fn cancellation_reaches_the_upstream_and_its_progress_reaches_the_client()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_mid_call_names_the_server_and_the_next_call_restarts_it() {
-    let dir = TempDir::new("crash");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
-    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("crash", allow_fx(), Client::default()).await;
     let first = text(&proxy.call("pid", json!({})).await)
         .parse::<u32>()
         .unwrap();
@@ -478,10 +463,7 @@ async fn a_crash_mid_call_names_the_server_and_the_next_call_restarts_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn repeated_crashes_end_in_a_clear_error() {
-    let dir = TempDir::new("crashes");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
-    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("crashes", allow_fx(), Client::default()).await;
     let mut seen = Vec::new();
     eventually(
         "the upstream is given up on",
@@ -508,11 +490,8 @@ async fn repeated_crashes_end_in_a_clear_error() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_upstream_times_out() {
-    let dir = TempDir::new("hang");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
     let settings = json!({"permissions": {"allow": ["mcp__fx"]}, "mcp": {"callTimeoutMs": 300}});
-    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("hang", settings, Client::default()).await;
     let started = Instant::now();
     let hung = proxy.call("hang", json!({})).await;
     assert_eq!(hung.is_error, Some(true));
@@ -558,12 +537,9 @@ async fn a_read_only_claim_does_not_let_a_write_through_plan_mode() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_list_change_upstream_refreshes_the_tools_and_reaches_the_client() {
-    let dir = TempDir::new("grow");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
     let handler = Client::default();
     let changed = handler.list_changed.clone();
-    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), handler).await;
+    let (_dir, proxy) = fx("grow", allow_fx(), handler).await;
     assert!(!proxy.names().await.contains(&"grown".to_owned()));
     assert_eq!(text(&proxy.call("grow", json!({})).await), "grown");
     tokio::time::timeout(Duration::from_secs(10), changed.notified())
@@ -811,10 +787,7 @@ async fn host_secrets_reach_an_upstream_only_through_its_config() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_upstream_process_is_gone_when_the_session_ends() {
-    let dir = TempDir::new("exit");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
-    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("exit", allow_fx(), Client::default()).await;
     let upstream = text(&proxy.call("pid", json!({})).await)
         .parse::<u32>()
         .unwrap();
@@ -832,8 +805,7 @@ async fn every_upstream_process_is_gone_when_the_session_ends() {
     .await;
 
     // SIGTERM too.
-    let dir = TempDir::new("exit-term");
-    let proxy = Proxy::start(&dir, allow_fx(), &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("exit-term", allow_fx(), Client::default()).await;
     let upstream = text(&proxy.call("pid", json!({})).await)
         .parse::<u32>()
         .unwrap();
@@ -934,11 +906,8 @@ async fn results_reach_a_stateless_client_of_a_legacy_upstream() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_that_prints_garbage_never_hangs_the_client() {
-    let dir = TempDir::new("garbage");
-    let fixture = upstream_binary();
-    let args = fx_args(&fixture);
     let settings = json!({"permissions": {"allow": ["mcp__fx"]}, "mcp": {"callTimeoutMs": 5000}});
-    let proxy = Proxy::start(&dir, settings, &strs(&args), Client::default()).await;
+    let (_dir, proxy) = fx("garbage", settings, Client::default()).await;
     let answered = tokio::time::timeout(Duration::from_secs(20), proxy.call("garbage", json!({})))
         .await
         .expect("an answer, not a hang");

@@ -520,16 +520,21 @@ impl Upstream {
                 Ok(connection)
             }
             Err(cause) => {
-                let failures = self
-                    .failures
-                    .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
-                    + 1;
-                *link = Link::Down {
-                    retry_at: Instant::now() + backoff(failures),
-                    cause: cause.clone(),
-                };
+                *link = self.down(cause.clone());
                 Err(self.fault(cause))
             }
+        }
+    }
+
+    /// Counts one more failure in a row: the link is down until its back-off ends.
+    fn down(&self, cause: String) -> Link {
+        let failures = self
+            .failures
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
+            + 1;
+        Link::Down {
+            retry_at: Instant::now() + backoff(failures),
+            cause,
         }
     }
 
@@ -540,14 +545,7 @@ impl Upstream {
         if let Link::Up(current) = &*link {
             if Arc::ptr_eq(current, failed) {
                 failed.kill();
-                let failures = self
-                    .failures
-                    .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
-                    + 1;
-                *link = Link::Down {
-                    retry_at: Instant::now() + backoff(failures),
-                    cause: cause.clone(),
-                };
+                *link = self.down(cause.clone());
                 *lock(&self.current) = None;
             }
         }
