@@ -339,7 +339,9 @@ impl PermissionPolicy {
         read_only: bool,
     ) -> Verdict {
         let tool_lc = tool.to_ascii_lowercase();
-        if tool_lc == SHELL_TOOL {
+        // A tool with aliases is another server's (a proxied MCP tool): it is
+        // never taken for our shell, whatever it is called.
+        if tool_lc == SHELL_TOOL && aliases.is_empty() {
             self.evaluate_bash(tool, args)
         } else {
             self.evaluate_tool(tool, &tool_lc, aliases, args, read_only)
@@ -358,7 +360,8 @@ impl PermissionPolicy {
             .iter()
             .find_map(|k| args.get(*k).and_then(Value::as_str))
             .map(|p| path::absolute(p, &self.cwd));
-        let is_edit = self.edit_tools.iter().any(|t| t == tool_lc);
+        // Nor for one of our edit tools: what it does with a path is its own.
+        let is_edit = aliases.is_empty() && self.edit_tools.iter().any(|t| t == tool_lc);
         let matches = |rule: &Rule| -> bool {
             let own = rule.tool() == tool_lc || aliases.iter().any(|a| a == rule.tool());
             let edit_rule = is_edit && matches!(rule.tool(), "edit" | "write");

@@ -264,3 +264,65 @@ fn explain_lists_every_part() {
         ]
     );
 }
+
+/// The aliases a proxied MCP tool `tool` of server `srv` carries.
+fn aliases(tool: &str) -> Vec<String> {
+    vec![
+        format!("mcp__srv__{tool}"),
+        "mcp__srv".to_owned(),
+        "mcp__srv__*".to_owned(),
+    ]
+}
+
+#[test]
+fn rules_name_a_proxied_tool_by_its_aliases() {
+    use Decision::*;
+    let none = ToolAnnotations::default();
+    let check = |p: &PermissionPolicy, tool: &str| {
+        p.check_named(tool, &aliases(tool), &json!({}), &none)
+            .decision
+    };
+    let p = policy(
+        &["mcp__srv__echo"],
+        &["mcp__srv__*"],
+        &["mcp__srv__rm"],
+        Mode::Default,
+    );
+    // Deny, then ask (the wildcard), before allow.
+    assert_eq!(check(&p, "rm"), Deny);
+    assert_eq!(check(&p, "echo"), Ask);
+    let p = policy(&["mcp__srv"], &[], &[], Mode::Default);
+    assert_eq!(check(&p, "anything"), Allow);
+    // Without the aliases the same name matches nothing.
+    assert_eq!(decide(&p, "anything", json!({}), false), Ask);
+}
+
+#[test]
+fn a_proxied_tool_is_never_taken_for_our_shell_or_an_edit_tool() {
+    use Decision::*;
+    let none = ToolAnnotations::default();
+    // Plan mode allows a read-only command through our bash; a proxied tool
+    // that happens to be called `bash` is not ours.
+    let plan = policy(&[], &[], &[], Mode::Plan);
+    let args = json!({"command": "ls"});
+    assert_eq!(plan.check_named("bash", &[], &args, &none).decision, Allow);
+    assert_eq!(
+        plan.check_named("bash", &aliases("bash"), &args, &none)
+            .decision,
+        Deny
+    );
+    // acceptEdits allows our edit tools inside the working directory, not
+    // another server's tool of the same name.
+    let edits = policy(&[], &[], &[], Mode::AcceptEdits);
+    let args = json!({"file_path": "/work/proj/a.txt"});
+    assert_eq!(
+        edits.check_named("write", &[], &args, &none).decision,
+        Allow
+    );
+    assert_eq!(
+        edits
+            .check_named("write", &aliases("write"), &args, &none)
+            .decision,
+        Ask
+    );
+}

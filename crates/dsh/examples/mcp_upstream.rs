@@ -13,7 +13,9 @@
 //! list changed); `dotted.name` (a name model providers reject); `env
 //! {name}` (a variable of its environment, or `(unset)`); `pid`. With
 //! `MCP_UPSTREAM_EXTRA_TOOL=NAME` it also lists a tool `NAME`; `garbage`
-//! (a line that is not JSON-RPC on stdout, then an answer).
+//! (a line that is not JSON-RPC on stdout, then an answer); `noise` (bytes
+//! that are not UTF-8 and a 100 KiB line on stderr); `freeze` (stops the
+//! whole process).
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
@@ -84,6 +86,8 @@ impl Upstream {
             ),
         ];
         tools.push(tool(json!({"name": "pid", "description": "This server's process id.", "inputSchema": object(json!({}), &[])})));
+        tools.push(tool(json!({"name": "freeze", "description": "Stops this whole process (SIGSTOP): it hears nothing more.", "inputSchema": object(json!({}), &[])})));
+        tools.push(tool(json!({"name": "noise", "description": "Writes bytes that are not UTF-8 and a 100 KiB line on stderr.", "inputSchema": object(json!({}), &[])})));
         tools.push(tool(json!({"name": "garbage", "description": "Prints a line that is not JSON-RPC on stdout, then answers.", "inputSchema": object(json!({}), &[])})));
         // A tool of any name, for name collisions.
         if let Ok(extra) = std::env::var("MCP_UPSTREAM_EXTRA_TOOL") {
@@ -190,6 +194,21 @@ impl ServerHandler for Upstream {
             }
             "dotted.name" => text("dotted"),
             "pid" => text(std::process::id().to_string()),
+            "freeze" => {
+                let _ = std::process::Command::new("kill")
+                    .args(["-STOP", &std::process::id().to_string()])
+                    .status();
+                text("thawed")
+            }
+            "noise" => {
+                use std::io::Write;
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(b"bad \xff\xfe bytes\n");
+                let _ = err.write_all(&vec![b'x'; 100 * 1024]);
+                let _ = err.write_all(b"\nnoise done\n");
+                let _ = err.flush();
+                text("noisy")
+            }
             "garbage" => {
                 use std::io::Write;
                 let mut out = std::io::stdout().lock();

@@ -401,16 +401,17 @@ async fn cancellation_reaches_the_upstream_and_its_progress_reaches_the_client()
         async || started.exists(),
     )
     .await;
-    // The last step arrives; values only grow (a stale one may be dropped).
+    // The last step arrives under the client's token. (rmcp's client
+    // handles notifications concurrently, so the order they are recorded
+    // in here says nothing about the order on the wire.)
     let last = (2.0, Some(3.0), Some("step 2".to_owned()));
     eventually(
         "progress reached the client",
         Duration::from_secs(10),
-        async || progress.lock().unwrap().last() == Some(&last),
+        async || progress.lock().unwrap().contains(&last),
     )
     .await;
     let seen = progress.lock().unwrap().clone();
-    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
     assert!(seen.len() <= 2, "{seen:?}");
     handle
         .cancel(Some("the user pressed stop".into()))
@@ -648,7 +649,7 @@ async fn servers_of_a_config_file_over_stdio_and_http_are_prefixed() {
     );
 
     // The HTTP server goes away: an error naming it, not a hang.
-    let http_url = http.url.clone();
+    let http_origin = http.url.trim_end_matches("/mcp").to_owned();
     drop(http);
     let started = Instant::now();
     let gone = tokio::time::timeout(
@@ -672,7 +673,9 @@ async fn servers_of_a_config_file_over_stdio_and_http_are_prefixed() {
     assert!(!text(&gone).contains("rmcp::"), "{}", text(&gone));
     // The restart fails too, and says where it tried.
     let again = proxy.call("web__echo", json!({"text": "w"})).await;
-    assert!(text(&again).contains(&http_url), "{}", text(&again));
+    assert!(text(&again).contains(&http_origin), "{}", text(&again));
+    // Only the origin: a path or query may hold a token.
+    assert!(!text(&gone).contains("/mcp") && !text(&again).contains("/mcp"));
     // The other server is unaffected.
     assert_eq!(
         text(&proxy.call("local__echo", json!({"text": "l"})).await),
@@ -918,4 +921,76 @@ async fn an_upstream_that_prints_garbage_never_hangs_the_client() {
         text(&proxy.call("echo", json!({"text": "next"})).await),
         "next"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_bytes_on_an_upstreams_stderr_are_passed_on_and_drained() {
+    let (_dir, proxy) = fx("noise", allow_fx(), Client::default()).await;
+    let pid = text(&proxy.call("pid", json!({})).await);
+    for _ in 0..3 {
+        assert_eq!(text(&proxy.call("noise", json!({})).await), "noisy");
+    }
+    eventually(
+        "every noisy line passed on",
+        Duration::from_secs(10),
+        async || proxy.stderr().matches("[fx] noise done").count() == 3,
+    )
+    .await;
+    assert!(proxy.stderr().contains("[fx] bad \u{fffd}\u{fffd} bytes"));
+    // Long lines come in pieces, each prefixed.
+    assert!(proxy.stderr().lines().all(|l| l.len() < 9 * 1024));
+    // The same server: nothing broke its stderr pipe.
+    assert_eq!(text(&proxy.call("pid", json!({})).await), pid);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_that_would_pass_for_ours_or_another_servers_are_refused() {
+    let fixture = upstream_binary().display().to_string();
+    let run = |name: &str, extra: &str, builtin: bool| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+        command.arg("mcp");
+        if !builtin {
+            command.arg("--no-builtin");
+        }
+        let tool = format!("MCP_UPSTREAM_EXTRA_TOOL={extra}");
+        let output = command
+            .args(["--name", name, "--", "env", &tool, &fixture])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{name} {extra}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    // Our shell, in any case, even with no built-in tool served.
+    let stderr = run("fx", "Bash", true);
+    assert!(stderr.contains("built-in"), "{stderr}");
+    let stderr = run("fx", "BASH", false);
+    assert!(stderr.contains("our shell tool"), "{stderr}");
+    // Another server's rule name.
+    let stderr = run("fx", "mcp__github__list_issues", false);
+    assert!(stderr.contains("rule name of another server"), "{stderr}");
+    // A server named `mcp` would make every tool one.
+    let stderr = run("mcp", "x", false);
+    assert!(stderr.contains("may not be named \"mcp\""), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_stops_hearing_is_restarted_after_a_timeout() {
+    let settings = json!({"permissions": {"allow": ["mcp__fx"]}, "mcp": {"callTimeoutMs": 300}});
+    let (_dir, proxy) = fx("freeze", settings, Client::default()).await;
+    let first = text(&proxy.call("pid", json!({})).await);
+    let frozen = proxy.call("freeze", json!({})).await;
+    assert_eq!(code(&frozen), "TOOL_TIMEOUT", "{}", text(&frozen));
+    // No answer to a ping either: it is killed, and a later call starts it again.
+    let mut last = String::new();
+    eventually(
+        "a new server answers",
+        Duration::from_secs(30),
+        async || {
+            last = text(&proxy.call("pid", json!({})).await);
+            last.parse::<u32>().is_ok() && last != first
+        },
+    )
+    .await;
+    assert!(!alive(first.parse().unwrap()));
 }

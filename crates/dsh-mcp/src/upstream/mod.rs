@@ -58,7 +58,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 pub use config::{load_mcp_config, parse_mcp_config, UpstreamConfig, UpstreamTransport};
 
@@ -90,11 +90,17 @@ pub const MAX_FAILURES: u32 = 5;
 /// How long an upstream may take to start and answer its first `tools/list`.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long an upstream has to answer a ping after a call timed out.
+const PING_WAIT: Duration = Duration::from_secs(5);
+
 /// How long a dead upstream's exit status is waited for, to name the cause.
 const EXIT_WAIT: Duration = Duration::from_millis(500);
 
 /// Lines of an upstream's stderr kept to explain a crash.
 const STDERR_KEPT: usize = 3;
+
+/// The longest stderr line passed on whole; a longer one comes in pieces.
+const STDERR_LINE_MAX: usize = 8 * 1024;
 
 /// A start-up failure of the proxy: an upstream that cannot start, a
 /// malformed config, a name claimed twice.
@@ -166,6 +172,11 @@ impl Proxy {
         let options = Arc::new(options);
         let mut names = std::collections::BTreeSet::new();
         for config in &configs {
+            if config.name.eq_ignore_ascii_case("mcp") {
+                return Err(ProxyError::new(
+                    "an upstream may not be named \"mcp\": its tools would read as mcp__SERVER__TOOL rule names of other servers".to_owned(),
+                ));
+            }
             if !names.insert(config.name.to_ascii_lowercase()) {
                 return Err(ProxyError::new(format!(
                     "two upstreams are named {:?} (rules could not tell them apart); give the one after -- another --name",
@@ -185,13 +196,26 @@ impl Proxy {
         for (upstream, listed) in proxy.upstreams.iter().zip(listed) {
             for tool in listed? {
                 let claim = (upstream.config.name.clone(), tool.upstream_name.clone());
-                if registry.get(&tool.exposed).is_some() {
+                let builtin = registry
+                    .names()
+                    .into_iter()
+                    .any(|n| n.eq_ignore_ascii_case(&tool.exposed));
+                if builtin {
                     return Err(ProxyError::new(format!(
                         "tool {:?} of upstream {:?} has the name of a built-in tool {:?}; front the server with --mcp-config (its tools become {}__TOOL) or serve it with --no-builtin",
                         claim.1, claim.0, tool.exposed, claim.0
                     )));
                 }
-                if let Some((server, other)) = planned.insert(tool.exposed.clone(), claim.clone()) {
+                if let Some(problem) = impersonates(&tool.exposed) {
+                    return Err(ProxyError::new(format!(
+                        "tool {:?} of upstream {:?} would be exposed as {:?}, {problem}",
+                        claim.1, claim.0, tool.exposed
+                    )));
+                }
+                // Rules compare names without case: so do collisions.
+                if let Some((server, other)) =
+                    planned.insert(tool.exposed.to_ascii_lowercase(), claim.clone())
+                {
                     return Err(ProxyError::new(format!(
                         "two upstream tools claim the name {:?}: tool {other:?} of upstream {server:?} and tool {:?} of upstream {:?}",
                         tool.exposed, claim.1, claim.0
@@ -257,7 +281,7 @@ struct Upstream {
     /// Exposed name → the upstream's listing of the tools registered now.
     registered: Mutex<BTreeMap<String, Value>>,
     /// Upstream progress tokens of calls in flight → where the client wants progress.
-    progress: Arc<Mutex<HashMap<ProgressToken, Arc<Route>>>>,
+    progress: Arc<Mutex<ProgressRoutes>>,
     /// Fires when the upstream says its tool list changed.
     list_changed: Arc<tokio::sync::Notify>,
     /// Set once closed: nothing is started again.
@@ -354,7 +378,7 @@ impl Upstream {
             link: tokio::sync::Mutex::new(Link::Idle),
             current: Mutex::new(None),
             registered: Mutex::new(BTreeMap::new()),
-            progress: Arc::new(Mutex::new(HashMap::new())),
+            progress: Arc::new(Mutex::new(ProgressRoutes::default())),
             list_changed: Arc::new(tokio::sync::Notify::new()),
             closed: std::sync::atomic::AtomicBool::new(false),
             failures: std::sync::atomic::AtomicU32::new(0),
@@ -455,6 +479,21 @@ impl Upstream {
                 continue;
             }
             let exposed = tool.exposed.clone();
+            let taken = self
+                .registry
+                .names()
+                .into_iter()
+                .any(|n| n.eq_ignore_ascii_case(&exposed));
+            let problem = impersonates(&exposed)
+                .map(str::to_owned)
+                .or_else(|| taken.then(|| "which another tool has".to_owned()));
+            if let Some(problem) = problem {
+                (self.options.stderr)(&format!(
+                    "[dsh] upstream {:?}: tool {exposed:?} left out after its list changed: its name is one {problem}",
+                    self.config.name
+                ));
+                continue;
+            }
             if let Err(e) = self.register(&self.registry, tool) {
                 (self.options.stderr)(&format!(
                     "[dsh] upstream {:?}: tool {exposed:?} left out after its list changed: {}",
@@ -487,6 +526,16 @@ impl Upstream {
         let mut link = self.link.lock().await;
         if self.closed.load(std::sync::atomic::Ordering::Acquire) {
             return Err(self.fault("is shut down".into()));
+        }
+        if let Link::Up(connection) = &*link {
+            if !connection.peer().is_transport_closed() {
+                return Ok(connection.clone());
+            }
+            // It died between calls: found now, restarted at once below.
+            let connection = connection.clone();
+            let cause = describe_death(&connection, "closed its connection between calls").await;
+            *lock(&self.current) = None;
+            *link = self.down(cause);
         }
         let failures = self.failures.load(std::sync::atomic::Ordering::Acquire);
         let restart = match &*link {
@@ -526,6 +575,28 @@ impl Upstream {
         }
     }
 
+    /// After a call timed out: a server that does not answer a ping either
+    /// is stuck or cannot be heard (a response it sent too big to read, a
+    /// dead server whose pipe a child holds open). Either way the next call
+    /// must not wait out its timeout again: the server is restarted.
+    fn check_alive(self: Arc<Self>, connection: Arc<Connection>) {
+        tokio::spawn(async move {
+            let ping = ClientRequest::PingRequest(rmcp::model::PingRequest::default());
+            let answered =
+                tokio::time::timeout(PING_WAIT, connection.peer().send_request(ping)).await;
+            // Any answer, an error included (a revision without `ping`), is a
+            // server that hears and speaks.
+            let heard = matches!(answered, Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_))));
+            if !heard {
+                let what = format!(
+                    "did not answer a ping within {} s after a call timed out",
+                    PING_WAIT.as_secs()
+                );
+                self.failed(&connection, &what).await;
+            }
+        });
+    }
+
     /// Counts one more failure in a row: the link is down until its back-off ends.
     fn down(&self, cause: String) -> Link {
         let failures = self
@@ -544,7 +615,6 @@ impl Upstream {
         let mut link = self.link.lock().await;
         if let Link::Up(current) = &*link {
             if Arc::ptr_eq(current, failed) {
-                failed.kill();
                 *link = self.down(cause.clone());
                 *lock(&self.current) = None;
             }
@@ -573,10 +643,13 @@ impl Upstream {
                 env,
                 cwd,
             } => {
-                let mut child = self.spawn(command, args, env, cwd.as_deref())?;
-                let stdin = child.inner_mut().stdin().take();
-                let stdout = child.inner_mut().stdout().take();
-                let stderr = child.inner_mut().stderr().take();
+                // Until the connection owns it, a start given up half-way
+                // (its call cancelled) still kills the whole process group.
+                let mut spawned = self.spawn(command, args, env, cwd.as_deref())?;
+                let stdin = spawned.inner_mut().stdin().take();
+                let stdout = spawned.inner_mut().stdout().take();
+                let stderr = spawned.inner_mut().stderr().take();
+                let mut child = GroupGuard(Some(spawned));
                 let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
                     let _ = child.start_kill();
                     return Err("its stdin or stdout could not be opened".into());
@@ -596,9 +669,8 @@ impl Upstream {
                 let service = match started {
                     Ok(Ok(service)) => service,
                     Ok(Err(e)) => {
-                        let connection_less = child;
                         let cause = exit_cause(
-                            connection_less,
+                            child.take(),
                             &stderr_tail,
                             &format!("did not start: {}", plain(&e)),
                         )
@@ -615,7 +687,7 @@ impl Upstream {
                 };
                 let connection = Connection {
                     service,
-                    child: Mutex::new(Some(child)),
+                    child: Mutex::new(child.take()),
                     stderr: stderr_tail,
                 };
                 self.listen(&connection);
@@ -728,14 +800,28 @@ impl Upstream {
         let sink = self.options.stderr.clone();
         let name = self.config.name.clone();
         tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                sink(&format!("[{name}] {line}"));
+            // Bytes, not text: a server may write anything, and the pipe
+            // must be drained to its end or the server blocks or dies.
+            let mut reader = BufReader::new(stderr);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                let read = (&mut reader)
+                    .take(STDERR_LINE_MAX as u64)
+                    .read_until(b'\n', &mut line)
+                    .await;
+                match read {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let text = String::from_utf8_lossy(&line);
+                let text = text.trim_end_matches(['\n', '\r']).to_owned();
+                sink(&format!("[{name}] {text}"));
                 let mut kept = lock(&tail.lines);
                 if kept.len() == STDERR_KEPT {
                     kept.remove(0);
                 }
-                kept.push(line);
+                kept.push(text);
             }
             tail.closed
                 .store(true, std::sync::atomic::Ordering::Release);
@@ -744,6 +830,12 @@ impl Upstream {
 
     /// An error of this upstream: `upstream "NAME" …`.
     fn fault(&self, what: String) -> ToolError {
+        // The model reads this: an endpoint's path and query (where a
+        // `${TOKEN}` may have gone) are left out.
+        let what = match &self.config.transport {
+            UpstreamTransport::Http { url, .. } => what.replace(url.as_str(), &origin(url)),
+            UpstreamTransport::Stdio { .. } => what,
+        };
         ToolError::new(
             ErrorCode::ToolError,
             format!("upstream {:?} {what}", self.config.name),
@@ -771,6 +863,33 @@ impl Upstream {
             connection.kill();
         }
     }
+}
+
+/// Why an exposed name may not be used, if it may not: one our policy
+/// gives a meaning of its own.
+fn impersonates(exposed: &str) -> Option<&'static str> {
+    let lower = exposed.to_ascii_lowercase();
+    if lower.starts_with("mcp__") {
+        Some("which reads as a rule name of another server (mcp__SERVER__TOOL)")
+    } else if lower == "bash" {
+        Some("which is the name of our shell tool in every rule")
+    } else {
+        None
+    }
+}
+
+/// `scheme://host:port` of a URL: what an error may show of it (no
+/// credentials, path or query).
+fn origin(url: &str) -> String {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    let host_end = url[after_scheme..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| after_scheme + i);
+    let authority = &url[after_scheme..host_end];
+    let host = authority
+        .rfind('@')
+        .map_or(authority, |at| &authority[at + 1..]);
+    format!("{}{host}", &url[..after_scheme])
 }
 
 /// An rmcp error as a reader wants it: without the Rust type paths some
@@ -801,6 +920,29 @@ fn plain(error: &dyn std::fmt::Display) -> String {
     text
 }
 
+/// A child being started: its process group is killed if it is dropped.
+struct GroupGuard(Option<Box<dyn ChildWrapper>>);
+
+impl GroupGuard {
+    fn start_kill(&mut self) -> std::io::Result<()> {
+        match self.0.as_mut() {
+            Some(child) => child.start_kill(),
+            None => Ok(()),
+        }
+    }
+
+    /// Hands the child over: the guard no longer kills it.
+    fn take(&mut self) -> Option<Box<dyn ChildWrapper>> {
+        self.0.take()
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        let _ = self.start_kill();
+    }
+}
+
 /// The delay before restart number `failures` (counting from one).
 fn backoff(failures: u32) -> Duration {
     match failures {
@@ -811,9 +953,20 @@ fn backoff(failures: u32) -> Duration {
 
 /// Why a connection died: `what`, its exit status, its last stderr line.
 async fn describe_death(connection: &Connection, what: &str) -> String {
-    let try_wait = || match lock(&connection.child).as_mut() {
-        Some(child) => child.try_wait().ok().flatten().map(Some),
-        None => Some(None),
+    // Killed before it is reaped: a group whose leader is reaped could
+    // have its id reused, and a kill after that would hit a stranger.
+    connection.kill();
+    let try_wait = || {
+        let mut slot = lock(&connection.child);
+        match slot.as_mut() {
+            Some(child) => {
+                let status = child.try_wait().ok().flatten()?;
+                // Reaped: nothing left to kill.
+                *slot = None;
+                Some(Some(status))
+            }
+            None => Some(None),
+        }
     };
     // Give a crashing process a moment to finish dying and its stderr to
     // reach us to its end.
@@ -831,13 +984,17 @@ async fn describe_death(connection: &Connection, what: &str) -> String {
     cause_text(what, status.flatten(), &connection.stderr)
 }
 
-async fn exit_cause(mut child: Box<dyn ChildWrapper>, tail: &StderrTail, what: &str) -> String {
-    let status = match tokio::time::timeout(EXIT_WAIT, child.wait()).await {
-        Ok(Ok(status)) => Some(status),
-        _ => {
+async fn exit_cause(child: Option<Box<dyn ChildWrapper>>, tail: &StderrTail, what: &str) -> String {
+    let status = match child {
+        Some(mut child) => {
+            // Its group goes first, while the leader is not reaped.
             let _ = child.start_kill();
-            None
+            match tokio::time::timeout(EXIT_WAIT, child.wait()).await {
+                Ok(Ok(status)) => Some(status),
+                _ => None,
+            }
         }
+        None => None,
     };
     let deadline = Instant::now() + EXIT_WAIT;
     while !tail.is_closed() && Instant::now() < deadline {
@@ -871,7 +1028,7 @@ fn cause_text(what: &str, status: Option<std::process::ExitStatus>, tail: &Stder
 /// Our side of an upstream connection: forwards progress, hears list changes.
 #[derive(Clone)]
 struct UpstreamClient {
-    progress: Arc<Mutex<HashMap<ProgressToken, Arc<Route>>>>,
+    progress: Arc<Mutex<ProgressRoutes>>,
     list_changed: Arc<tokio::sync::Notify>,
 }
 
@@ -888,20 +1045,24 @@ impl ClientHandler for UpstreamClient {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let route = lock(&self.progress).get(&params.progress_token).cloned();
-        let Some(route) = route else {
-            return;
+        let route = {
+            let mut routes = lock(&self.progress);
+            match routes.routes.get(&params.progress_token) {
+                Some(route) => route.clone(),
+                None => {
+                    // Progress can beat the call's own bookkeeping (its
+                    // route is set up once the request is on its way): kept
+                    // until the route comes, a few calls' worth at most.
+                    if routes.early.len() >= EARLY_PROGRESS_KEPT {
+                        routes.early.clear();
+                    }
+                    let token = params.progress_token.clone();
+                    routes.early.entry(token).or_default().push(params);
+                    return;
+                }
+            }
         };
-        // Notifications may be handled out of order; the client must see
-        // progress only grow, so a stale one is dropped.
-        let mut last = route.last.lock().await;
-        if last.is_some_and(|last| params.progress <= last) {
-            return;
-        }
-        *last = Some(params.progress);
-        let mut forwarded = params;
-        forwarded.progress_token = route.downstream.token.clone();
-        let _ = route.downstream.peer.notify_progress(forwarded).await;
+        forward_progress(&route, params).await;
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -1053,6 +1214,7 @@ impl UpstreamTool {
             _ = cancelled(ctx.cancel.as_ref()) => None,
             _ = tokio::time::sleep(timeout) => {
                 guard.send("timeout");
+                self.upstream.clone().check_alive(connection.clone());
                 return Err(ToolError::new(
                     ErrorCode::ToolTimeout,
                     format!(
@@ -1122,15 +1284,39 @@ fn our_block(block: rmcp::model::ContentBlock) -> ContentBlock {
         })
 }
 
+/// The routes of the calls in flight, and progress that came before its route.
+#[derive(Default)]
+struct ProgressRoutes {
+    routes: HashMap<ProgressToken, Arc<Route>>,
+    early: HashMap<ProgressToken, Vec<ProgressNotificationParam>>,
+}
+
+/// Upstream progress tokens whose notifications are kept before their route.
+const EARLY_PROGRESS_KEPT: usize = 64;
+
+/// Sends one upstream progress notification to the call's client.
+async fn forward_progress(route: &Route, params: ProgressNotificationParam) {
+    // Notifications may be handled out of order; the client must see
+    // progress only grow, so a stale one is dropped.
+    let mut last = route.last.lock().await;
+    if last.is_some_and(|last| params.progress <= last) {
+        return;
+    }
+    *last = Some(params.progress);
+    let mut forwarded = params;
+    forwarded.progress_token = route.downstream.token.clone();
+    let _ = route.downstream.peer.notify_progress(forwarded).await;
+}
+
 /// Routes one call's upstream progress to its client while it runs.
 struct ProgressRoute<'a> {
-    routes: &'a Mutex<HashMap<ProgressToken, Arc<Route>>>,
+    routes: &'a Mutex<ProgressRoutes>,
     token: Option<ProgressToken>,
 }
 
 impl<'a> ProgressRoute<'a> {
     fn new(
-        routes: &'a Mutex<HashMap<ProgressToken, Arc<Route>>>,
+        routes: &'a Mutex<ProgressRoutes>,
         token: ProgressToken,
         downstream: Option<Downstream>,
     ) -> Self {
@@ -1140,15 +1326,27 @@ impl<'a> ProgressRoute<'a> {
                     downstream,
                     last: tokio::sync::Mutex::new(None),
                 });
-                lock(routes).insert(token.clone(), route);
+                let early = {
+                    let mut all = lock(routes);
+                    all.routes.insert(token.clone(), route.clone());
+                    all.early.remove(&token)
+                };
+                if let Some(early) = early {
+                    tokio::spawn(async move {
+                        for params in early {
+                            forward_progress(&route, params).await;
+                        }
+                    });
+                }
                 ProgressRoute {
                     routes,
                     token: Some(token),
                 }
             }
+            // No client to tell; what the upstream sends is dropped at the end.
             None => ProgressRoute {
                 routes,
-                token: None,
+                token: Some(token),
             },
         }
     }
@@ -1157,7 +1355,9 @@ impl<'a> ProgressRoute<'a> {
 impl Drop for ProgressRoute<'_> {
     fn drop(&mut self) {
         if let Some(token) = self.token.take() {
-            lock(self.routes).remove(&token);
+            let mut all = lock(self.routes);
+            all.routes.remove(&token);
+            all.early.remove(&token);
         }
     }
 }
@@ -1172,9 +1372,13 @@ struct CancelOnDrop {
 impl CancelOnDrop {
     fn send(&mut self, reason: &str) {
         if let Some(id) = self.id.take() {
+            // Dropped outside a runtime: nothing can be sent, and nothing panics.
+            let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                return;
+            };
             let peer = self.peer.clone();
             let reason = reason.to_owned();
-            tokio::spawn(async move {
+            runtime.spawn(async move {
                 let _ = peer
                     .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
                     .await;
@@ -1377,6 +1581,16 @@ mod tests {
             "Send message error Transport error: Client error: refused"
         );
         assert_eq!(plain(&"nothing to cut [x]"), "nothing to cut [x]");
+    }
+
+    #[test]
+    fn errors_show_only_the_origin_of_an_endpoint() {
+        assert_eq!(
+            origin("http://127.0.0.1:8080/mcp?key=s3cret"),
+            "http://127.0.0.1:8080"
+        );
+        assert_eq!(origin("http://host"), "http://host");
+        assert_eq!(origin("http://user:pw@host/x"), "http://host");
     }
 
     #[test]
