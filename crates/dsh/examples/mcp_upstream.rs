@@ -15,7 +15,8 @@
 //! `MCP_UPSTREAM_EXTRA_TOOL=NAME` it also lists a tool `NAME`; `garbage`
 //! (a line that is not JSON-RPC on stdout, then an answer); `noise` (bytes
 //! that are not UTF-8 and a 100 KiB line on stderr); `freeze` (stops the
-//! whole process).
+//! whole process). With `MCP_UPSTREAM_HANG_AFTER_CRASH=FILE`, `crash`
+//! creates `FILE` and a server started while it exists never answers.
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
@@ -177,6 +178,9 @@ impl ServerHandler for Upstream {
                 }
             }
             "crash" => {
+                if let Ok(flag) = std::env::var("MCP_UPSTREAM_HANG_AFTER_CRASH") {
+                    let _ = std::fs::write(flag, "");
+                }
                 eprintln!("fixture: crashing on purpose");
                 std::process::exit(3);
             }
@@ -233,6 +237,12 @@ async fn main() {
         let port_file = args.get(2).expect("--http PORT_FILE");
         serve_http(port_file).await;
         return;
+    }
+    // Started again after `crash` with this set: it never speaks MCP.
+    if let Ok(flag) = std::env::var("MCP_UPSTREAM_HANG_AFTER_CRASH") {
+        if std::path::Path::new(&flag).exists() {
+            std::future::pending::<()>().await;
+        }
     }
     let running = Upstream::default()
         .serve(rmcp::transport::io::stdio())

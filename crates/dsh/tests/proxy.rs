@@ -467,11 +467,11 @@ async fn repeated_crashes_end_in_a_clear_error() {
     let (_dir, proxy) = fx("crashes", allow_fx(), Client::default()).await;
     let mut seen = Vec::new();
     eventually(
-        "the upstream is given up on",
+        "the upstream is paused after repeated crashes",
         Duration::from_secs(30),
         async || {
             let message = text(&proxy.call("crash", json!({})).await);
-            let done = message.contains("not restarted again");
+            let done = message.contains("tried again only every 30 s");
             seen.push(message);
             done
         },
@@ -485,8 +485,12 @@ async fn repeated_crashes_end_in_a_clear_error() {
             .any(|m| m.contains("is restarted on a call after")),
         "{seen:?}"
     );
-    let refused = proxy.call("echo", json!({"text": "x"})).await;
-    assert!(text(&refused).contains("not restarted again"));
+    // Nothing is started for 30 s: an echo is refused at once, with the cause.
+    let started = Instant::now();
+    let refused = text(&proxy.call("echo", json!({"text": "x"})).await);
+    assert!(refused.contains("tried again only every 30 s"), "{refused}");
+    assert!(refused.contains("crashing on purpose"), "{refused}");
+    assert!(started.elapsed() < Duration::from_secs(5));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -993,4 +997,25 @@ async fn a_server_that_stops_hearing_is_restarted_after_a_timeout() {
     )
     .await;
     assert!(!alive(first.parse().unwrap()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_that_hangs_counts_against_the_calls_timeout() {
+    let dir = TempDir::new("slow-start");
+    let flag = dir.path("crashed").display().to_string();
+    let fixture = upstream_binary().display().to_string();
+    let hang = format!("MCP_UPSTREAM_HANG_AFTER_CRASH={flag}");
+    let settings = json!({"permissions": {"allow": ["mcp__fx"]}, "mcp": {"callTimeoutMs": 500}});
+    let args = ["--no-builtin", "--name", "fx", "--", "env", &hang, &fixture];
+    let proxy = Proxy::start(&dir, settings, &args, Client::default()).await;
+    assert_eq!(proxy.call("crash", json!({})).await.is_error, Some(true));
+    let started = Instant::now();
+    let waited = proxy.call("echo", json!({"text": "x"})).await;
+    assert_eq!(code(&waited), "TOOL_TIMEOUT", "{}", text(&waited));
+    assert!(
+        text(&waited).contains("did not finish starting within the call's 500 ms"),
+        "{}",
+        text(&waited)
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
 }

@@ -26,9 +26,12 @@
 //!   MCP fails the call in flight with an error naming the server and the
 //!   cause (its exit status, its last line on stderr). The next call starts it
 //!   again: at once after the first failure, then after 250 ms, 500 ms, 1 s;
-//!   after [`MAX_FAILURES`] failures in a row without a call that completes,
-//!   it is not restarted and every call says so. Its stderr goes to ours, each
-//!   line prefixed with `[NAME]`.
+//!   after [`MAX_FAILURES`] failures in a row without an answer to a call,
+//!   every call says so, and a restart is tried only every
+//!   [`GIVE_UP_PAUSE`] (a server that crashes at once does not run in a loop;
+//!   one that is back after a redeploy is found again). Waiting for a start
+//!   counts against the call's timeout. Its stderr goes to ours, each line
+//!   prefixed with `[NAME]`.
 //! * **List changes.** `notifications/tools/list_changed` from an upstream
 //!   re-reads its tools and updates the registry, which tells our client.
 //! * **Exit.** [`Proxy::shutdown`] closes every connection and kills every
@@ -86,6 +89,9 @@ pub const INHERITED_ENV: &[&str] = &[
 
 /// Failures in a row after which an upstream is no longer restarted.
 pub const MAX_FAILURES: u32 = 5;
+
+/// After [`MAX_FAILURES`] failures in a row, the time between restart attempts.
+pub const GIVE_UP_PAUSE: Duration = Duration::from_secs(30);
 
 /// How long an upstream may take to start and answer its first `tools/list`.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -542,12 +548,14 @@ impl Upstream {
             Link::Up(connection) => return Ok(connection.clone()),
             Link::Idle => false,
             Link::Down { retry_at, cause } => {
-                if failures >= MAX_FAILURES {
+                let now = Instant::now();
+                if failures >= MAX_FAILURES && now < *retry_at {
                     return Err(self.fault(format!(
-                        "failed {failures} times in a row and is not restarted again (last: {cause})"
+                        "failed {failures} times in a row (last: {cause}); it is tried again only every {} s, next in {} s",
+                        GIVE_UP_PAUSE.as_secs(),
+                        (*retry_at - now).as_secs() + 1
                     )));
                 }
-                let now = Instant::now();
                 if now < *retry_at {
                     return Err(self.fault(format!(
                         "is down ({cause}); it is restarted on a call after {} ms",
@@ -947,6 +955,7 @@ impl Drop for GroupGuard {
 fn backoff(failures: u32) -> Duration {
     match failures {
         0 | 1 => Duration::ZERO,
+        n if n >= MAX_FAILURES => GIVE_UP_PAUSE,
         n => Duration::from_millis(250 << (n - 2).min(6)),
     }
 }
@@ -1178,7 +1187,22 @@ impl UpstreamTool {
             )]));
         };
         let upstream = &self.upstream;
-        let connection = upstream.connection().await?;
+        // A start (or a restart) counts against the call's time.
+        let started = Instant::now();
+        let timeout = upstream.options.call_timeout;
+        let connection = tokio::time::timeout(timeout, upstream.connection())
+            .await
+            .map_err(|_| {
+                ToolError::new(
+                    ErrorCode::ToolTimeout,
+                    format!(
+                        "upstream {:?} did not finish starting within the call's {} ms (mcp.callTimeoutMs)",
+                        upstream.name(),
+                        timeout.as_millis()
+                    ),
+                )
+            })??;
+        let left = timeout.saturating_sub(started.elapsed());
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(
             CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments),
         ));
@@ -1208,11 +1232,10 @@ impl UpstreamTool {
             peer: peer.clone(),
             id: Some(handle.id.clone()),
         };
-        let timeout = upstream.options.call_timeout;
         let outcome = tokio::select! {
             response = handle.await_response() => Some(response),
             _ = cancelled(ctx.cancel.as_ref()) => None,
-            _ = tokio::time::sleep(timeout) => {
+            _ = tokio::time::sleep(left) => {
                 guard.send("timeout");
                 self.upstream.clone().check_alive(connection.clone());
                 return Err(ToolError::new(
@@ -1251,10 +1274,14 @@ impl UpstreamTool {
                 "answered tools/call {:?} with something that is not a tool result",
                 self.upstream_name
             ))),
-            Err(ServiceError::McpError(e)) => Err(upstream.fault(format!(
+            Err(ServiceError::McpError(e)) => Err({
+                // An answer all the same: the server hears and speaks.
+                upstream.call_completed();
+                upstream.fault(format!(
                 "refused tools/call {:?}: {} (JSON-RPC error {})",
                 self.upstream_name, e.message, e.code.0
-            ))),
+            ))
+            }),
             Err(e) => {
                 let what = match e {
                     ServiceError::TransportClosed => format!(
@@ -1596,6 +1623,6 @@ mod tests {
     #[test]
     fn restarts_back_off() {
         let delays: Vec<u128> = (1..=5).map(|n| backoff(n).as_millis()).collect();
-        assert_eq!(delays, [0, 250, 500, 1000, 2000]);
+        assert_eq!(delays, [0, 250, 500, 1000, 30_000]);
     }
 }
