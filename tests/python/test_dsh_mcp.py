@@ -37,11 +37,11 @@ from support import (
     EXIT_DEADLINE_S,
     REQUEST_TIMEOUT_S,
     Spawned,
-    _leaves,
     cmdline,
     connect,
     descendants,
     gone_within,
+    one_error,
     text,
 )
 
@@ -147,7 +147,7 @@ async def test_a_session_with_the_python_sdk(
             incoming.append(repr(message))
 
     try:
-        with anyio.fail_after(120), stderr_path.open("w") as errlog:
+        with one_error(), anyio.fail_after(120), stderr_path.open("w") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 assert spawned.process is not None, "the SDK's spawn hook was not called"
                 pid = spawned.process.pid
@@ -173,12 +173,6 @@ async def test_a_session_with_the_python_sdk(
         assert stream_errors == [], f"stdout carried something that is not JSON-RPC: {stream_errors}"
         if filled is not None:
             assert filled == [], f"results without resultType: {filled}"
-    except BaseExceptionGroup as group:
-        # The SDK's task groups wrap whatever failed; show that one error.
-        leaves = _leaves(group)
-        if len(leaves) == 1:
-            raise leaves[0] from group
-        raise
     finally:
         # Shown by pytest when the test fails.
         if filled:

@@ -20,10 +20,10 @@ from support import (
     EXIT_DEADLINE_S,
     REQUEST_TIMEOUT_S,
     Spawned,
-    _leaves,
     connect,
     descendants,
     gone_within,
+    one_error,
     text,
 )
 
@@ -64,7 +64,7 @@ async def test_the_python_sdk_through_dsh_to_a_python_sdk_server(
         ],
     )
     try:
-        with anyio.fail_after(120), (tmp_path / "stderr.txt").open("w") as errlog:
+        with one_error(), anyio.fail_after(120), (tmp_path / "stderr.txt").open("w") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 pid = spawned.process.pid
                 async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S) as session:
@@ -99,11 +99,6 @@ async def test_the_python_sdk_through_dsh_to_a_python_sdk_server(
             assert await gone_within(pid, None, EXIT_DEADLINE_S), "dsh mcp still running"
             for upstream in upstreams:
                 assert await gone_within(upstream, None, EXIT_DEADLINE_S), f"upstream {upstream} survived"
-    except BaseExceptionGroup as group:
-        leaves = _leaves(group)
-        if len(leaves) == 1:
-            raise leaves[0] from group
-        raise
     finally:
         print((tmp_path / "stderr.txt").read_text() if (tmp_path / "stderr.txt").exists() else "")
 

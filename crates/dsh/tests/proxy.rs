@@ -1019,3 +1019,57 @@ async fn a_restart_that_hangs_counts_against_the_calls_timeout() {
     );
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_library_user_calls_proxied_tools_through_a_registry() {
+    use dsh_tools::{ErrorCode, ToolContext, ToolExecution, ToolRegistry};
+    let dir = TempDir::new("library");
+    let registry = ToolRegistry::new();
+    let fixture = upstream_binary().display().to_string();
+    let upstream = dsh_mcp::UpstreamConfig::command(Some("fx"), &fixture, &[]);
+    let proxy = dsh_mcp::Proxy::start(
+        vec![upstream],
+        &registry,
+        dsh_mcp::ProxyOptions::new(&dir.0),
+    )
+    .await
+    .unwrap();
+    // Through the registry, with no middleware: whole results, checked arguments.
+    let rich = registry
+        .execute(ToolExecution::new("1", "rich", json!({})))
+        .await;
+    assert_eq!(rich.structured_content, Some(json!({"answer": 42})));
+    let invalid = registry
+        .execute(ToolExecution::new("2", "echo", json!({"text": 1})))
+        .await;
+    assert_eq!(invalid.error.map(|e| e.code), Some(ErrorCode::InvalidArgs));
+    // The tool alone, content only: the upstream's failure is an error.
+    let echo = registry.get("echo").unwrap();
+    let said = echo
+        .execute(json!({"text": "hi"}), ToolContext::new("direct", "direct"))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&said).unwrap(),
+        json!([{"type": "text", "text": "hi"}])
+    );
+    let fail = registry.get("fail").unwrap();
+    let err = fail
+        .execute(json!({}), ToolContext::new("direct", "direct"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ToolError);
+    assert_eq!(err.message(), "it went wrong");
+    let pid: u32 = match &registry
+        .get("pid")
+        .unwrap()
+        .execute(json!({}), ToolContext::new("direct", "direct"))
+        .await
+        .unwrap()[0]
+    {
+        dsh_tools::ContentBlock::Text { text, .. } => text.parse().unwrap(),
+        other => panic!("{other:?}"),
+    };
+    proxy.shutdown().await;
+    assert!(!alive(pid), "the upstream outlived shutdown");
+}

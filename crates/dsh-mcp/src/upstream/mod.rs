@@ -252,14 +252,6 @@ impl Proxy {
             .any(|u| lock(&u.registered).contains_key(tool))
     }
 
-    /// The names of the upstreams, in order.
-    pub fn upstream_names(&self) -> Vec<String> {
-        self.upstreams
-            .iter()
-            .map(|u| u.config.name.clone())
-            .collect()
-    }
-
     /// Closes every connection and waits for every upstream process to be gone.
     pub async fn shutdown(&self) {
         futures::future::join_all(self.upstreams.iter().map(|u| u.close())).await;
@@ -1174,7 +1166,7 @@ impl UpstreamTool {
         out
     }
 
-    async fn call(self: Arc<Self>, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let violations = self.violations(&args);
         if !violations.is_empty() {
             return Err(ToolError::invalid_args(violations));
@@ -1530,14 +1522,23 @@ impl ToolDefinition for UpstreamTool {
         self.input_schema.clone()
     }
 
-    fn execute(&self, _args: Value, _ctx: ToolContext) -> ToolFuture<'_> {
-        // Dispatch runs `execute_output` (has_output); this path is for a
-        // caller that asks for content alone.
+    /// The content alone, for a caller that asks for no more: the
+    /// upstream's own failure becomes a `TOOL_ERROR` with its text.
+    fn execute(&self, args: Value, ctx: ToolContext) -> ToolFuture<'_> {
         Box::pin(async move {
-            Err(ToolError::new(
-                ErrorCode::ToolError,
-                "a proxied tool runs through execute_output",
-            ))
+            let output = self.call(args, ctx).await?;
+            if !output.is_error {
+                return Ok(output.content);
+            }
+            let text: Vec<&str> = output
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    ContentBlock::Text { text, .. } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            Err(ToolError::new(ErrorCode::ToolError, text.join("\n")))
         })
     }
 
