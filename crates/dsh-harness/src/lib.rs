@@ -165,7 +165,17 @@ impl Pipeline {
         if !options.no_builtin_tools {
             register_bash_tools(&registry, &executor).map_err(HarnessError::Register)?;
         }
-        let permissions = PermissionMiddleware::new(settings.policy(cwd.clone(), options.mode));
+        let mode = settings.effective_mode(options.mode)?;
+        if !settings.ignored.is_empty() {
+            use std::io::Write;
+            // Listed once, so a user sees what the file says that dsh leaves to Claude Code.
+            let _ = writeln!(
+                std::io::stderr(),
+                "dsh: settings not about tools, ignored: {}",
+                settings.ignored.join(", ")
+            );
+        }
+        let permissions = PermissionMiddleware::new(settings.policy(cwd.clone(), Some(mode)));
         registry.use_middleware(permissions.clone());
         Ok(Pipeline {
             registry,
@@ -282,6 +292,11 @@ fn executor_config(settings: &Settings, cwd: &Path) -> ExecutorConfig {
             }),
         // A front-end may be killed with SIGKILL: nothing it started may survive it.
         watchdog: true,
+        env: settings
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
         ..defaults
     }
 }

@@ -202,6 +202,8 @@ pub struct PermissionPolicy {
     cwd: PathBuf,
     home: Option<PathBuf>,
     edit_tools: Vec<String>,
+    /// More directories where edits count as inside (`acceptEdits`).
+    extra_dirs: Vec<PathBuf>,
 }
 
 impl PermissionPolicy {
@@ -227,6 +229,7 @@ impl PermissionPolicy {
                 .map(PathBuf::from)
                 .filter(|h| h.is_absolute()),
             edit_tools: DEFAULT_EDIT_TOOLS.iter().map(|s| (*s).to_owned()).collect(),
+            extra_dirs: Vec::new(),
         }
     }
 
@@ -234,6 +237,27 @@ impl PermissionPolicy {
     pub fn with_home(mut self, home: Option<PathBuf>) -> Self {
         self.home = home;
         self
+    }
+
+    /// More directories where, in `acceptEdits`, edits are allowed as inside
+    /// the working directory (Claude Code's `additionalDirectories`); a
+    /// relative one is taken from the working directory.
+    pub fn with_additional_directories<I, P>(mut self, dirs: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        let cwd = self.cwd.clone();
+        self.extra_dirs = dirs
+            .into_iter()
+            .map(|d| path::absolute(&d.as_ref().to_string_lossy(), &cwd))
+            .collect();
+        self
+    }
+
+    /// Whether `path` is inside the working directory or an additional one.
+    fn in_working_dirs(&self, path: &Path) -> bool {
+        path::is_inside(path, &self.cwd) || self.extra_dirs.iter().any(|d| path::is_inside(path, d))
     }
 
     /// Replaces the names of the file-edit tools (compared case-insensitively).
@@ -399,7 +423,7 @@ impl PermissionPolicy {
             }
             if self.mode == Mode::AcceptEdits && is_edit {
                 if let Some(p) = &path {
-                    if path::is_inside(p, &self.cwd) {
+                    if self.in_working_dirs(p) {
                         return Outcome::mode(
                             Decision::Allow,
                             format!(
@@ -607,7 +631,7 @@ impl PermissionPolicy {
         if let Some(o) = self.first_match(RuleList::Allow, &edit_rule, &subject) {
             return o;
         }
-        if self.mode == Mode::AcceptEdits && path::is_inside(&target, &self.cwd) {
+        if self.mode == Mode::AcceptEdits && self.in_working_dirs(&target) {
             return Outcome::mode(
                 Decision::Allow,
                 format!("{subject}: inside the working directory (mode acceptEdits)"),

@@ -13,11 +13,21 @@
 //! }
 //! ```
 //!
-//! Every key is checked: an unknown key, a malformed rule or a value of the
-//! wrong type is an error naming where it is. `hooks` and `sandbox` are
-//! parsed (so a mistake in them is reported precisely) but this build does
-//! not run hooks or confine processes, so a file that configures either is
-//! refused rather than silently half-honoured. An empty `"hooks": {}` is accepted.
+//! A real Claude Code file loads as it is. Every key is checked: a key in
+//! no schema (neither Claude Code's nor ours), a malformed rule or a value
+//! of the wrong type is an error naming where it is. Claude Code's keys that
+//! do not govern tools (`model`, `statusLine`, `includeCoAuthoredBy`, …,
+//! [`CLAUDE_CODE_IGNORED_KEYS`]) are accepted and listed in
+//! [`Settings::ignored`] for the host to show once. Of the keys that govern
+//! tools, `env` sets variables for every command, `permissions.additionalDirectories`
+//! extends where `acceptEdits` allows edits, `disableBypassPermissionsMode:
+//! "disable"` refuses that mode ([`Settings::effective_mode`]),
+//! `disableAllHooks` is read. `hooks` and `sandbox` (Claude Code's keys
+//! and ours) are parsed, so a mistake in them is reported precisely, but
+//! this build does not run hooks or confine processes, so a file that
+//! configures hooks or enables a sandbox is refused rather than silently
+//! half-honoured. An empty `"hooks": {}` and `"sandbox": {"enabled": false}`
+//! are accepted.
 
 use crate::policy::{Mode, PermissionPolicy};
 use crate::rule::{PermissionRules, Rule};
@@ -40,9 +50,23 @@ pub struct Settings {
     /// Hooks (parsed; not supported by this build).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hooks: Option<HookSettings>,
-    /// Process confinement (parsed; not supported by this build).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Process confinement (parsed; not supported by this build). Read from
+    /// the file's `sandbox` apart from serde: it may hold Claude Code's keys.
+    #[serde(skip)]
     pub sandbox: Option<SandboxSettings>,
+    /// Claude Code's `sandbox.enabled`, when the file has it.
+    #[serde(skip)]
+    pub sandbox_enabled: Option<bool>,
+    /// Variables set for every command the tools run (Claude Code's `env`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Claude Code's `disableAllHooks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disable_all_hooks: Option<bool>,
+    /// Claude Code keys that do not govern tools (`model`, `statusLine`, …),
+    /// accepted and ignored; the host lists them once.
+    #[serde(skip)]
+    pub ignored: Vec<String>,
     /// Limits for the bash tool.
     #[serde(default)]
     pub bash: BashSettings,
@@ -87,6 +111,17 @@ pub struct PermissionSettings {
     /// Deny rules.
     #[serde(default)]
     pub deny: Vec<Rule>,
+    /// More directories where edits count as inside the working directory
+    /// (`acceptEdits`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional_directories: Vec<String>,
+    /// `"disable"`: the `bypassPermissions` mode is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disable_bypass_permissions_mode: Option<String>,
+    /// Claude Code's switch for its auto mode, which dsh does not have:
+    /// accepted and ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disable_auto_mode: Option<String>,
 }
 
 impl PermissionSettings {
@@ -291,6 +326,26 @@ impl Settings {
     /// the file's `defaultMode` (e.g. `--mode`).
     pub fn policy(&self, cwd: impl Into<PathBuf>, mode: Option<Mode>) -> PermissionPolicy {
         PermissionPolicy::new(self.rules(), mode.unwrap_or(self.mode()), cwd)
+            .with_additional_directories(&self.permissions.additional_directories)
+    }
+
+    /// The mode to run in: `mode` (from the command line) or the file's;
+    /// refused when it is `bypassPermissions` and the file says
+    /// `"disableBypassPermissionsMode": "disable"`.
+    ///
+    /// # Errors
+    /// The mode is disabled by the settings.
+    pub fn effective_mode(&self, mode: Option<Mode>) -> Result<Mode, SettingsError> {
+        let mode = mode.unwrap_or(self.mode());
+        if mode == Mode::BypassPermissions
+            && self.permissions.disable_bypass_permissions_mode.as_deref() == Some("disable")
+        {
+            return Err(invalid(
+                "permissions.disableBypassPermissionsMode",
+                "the bypassPermissions mode is disabled by the settings",
+            ));
+        }
+        Ok(mode)
     }
 
     fn check(&self) -> Result<(), SettingsError> {
@@ -301,7 +356,7 @@ impl Settings {
                 "hooks are not supported by this build yet; remove the \"hooks\" key (it would otherwise be ignored)".into(),
             ));
         }
-        if self.sandbox.is_some() {
+        if self.sandbox.is_some() || self.sandbox_enabled == Some(true) {
             return Err(SettingsError::new(
                 SettingsErrorKind::Unsupported,
                 Some("sandbox".into()),
@@ -328,6 +383,14 @@ impl Settings {
                     SettingsErrorKind::Invalid,
                     Some(format!("mcp.readOnlyTools[{i}]")),
                     format!("{name:?}: a tool name, without a specifier"),
+                ));
+            }
+        }
+        if let Some(value) = &self.permissions.disable_bypass_permissions_mode {
+            if value != "disable" {
+                return Err(invalid(
+                    "permissions.disableBypassPermissionsMode",
+                    format!("{value:?}: the only value is \"disable\""),
                 ));
             }
         }
@@ -358,6 +421,213 @@ impl Settings {
     }
 }
 
+/// Top-level keys of Claude Code's settings schema that do not govern tools:
+/// accepted and ignored (and listed), so a real file loads as it is.
+pub const CLAUDE_CODE_IGNORED_KEYS: &[&str] = &[
+    "advisorModel",
+    "agent",
+    "agentPushNotifEnabled",
+    "allowAllClaudeAiMcps",
+    "allowManagedHooksOnly",
+    "allowManagedMcpServersOnly",
+    "allowManagedPermissionRulesOnly",
+    "allowedChannelPlugins",
+    "allowedHttpHookUrls",
+    "allowedMcpServers",
+    "alwaysThinkingEnabled",
+    "apiKeyHelper",
+    "askUserQuestionTimeout",
+    "attribution",
+    "autoCompactEnabled",
+    "autoConnectIde",
+    "autoInstallIdeExtension",
+    "autoMemoryDirectory",
+    "autoMemoryEnabled",
+    "autoMode",
+    "autoScrollEnabled",
+    "autoUpdatesChannel",
+    "availableModels",
+    "awaySummaryEnabled",
+    "awsAuthRefresh",
+    "awsCredentialExport",
+    "axScreenReader",
+    "blockedMarketplaces",
+    "browserExternalPageTools",
+    "channelsEnabled",
+    "claudeMd",
+    "claudeMdExcludes",
+    "cleanupPeriodDays",
+    "companyAnnouncements",
+    "defaultShell",
+    "deniedMcpServers",
+    "diffTool",
+    "disableAgentView",
+    "disableArtifact",
+    "disableAutoMode",
+    "disableBrowserExternalNavigation",
+    "disableBundledSkills",
+    "disableClaudeAiConnectors",
+    "disableDeepLinkRegistration",
+    "disableMobileSimulatorTools",
+    "disableRemoteControl",
+    "disableSideloadFlags",
+    "disableSkillShellExecution",
+    "disableWorkflows",
+    "disabledMcpjsonServers",
+    "editorMode",
+    "effortLevel",
+    "emojiCompletionEnabled",
+    "enableAllProjectMcpServers",
+    "enableArtifact",
+    "enabledMcpjsonServers",
+    "enabledPlugins",
+    "enforceAvailableModels",
+    "externalEditorContext",
+    "extraKnownMarketplaces",
+    "fallbackModel",
+    "fastMode",
+    "fastModePerSessionOptIn",
+    "feedbackSurveyRate",
+    "fileCheckpointingEnabled",
+    "fileSuggestion",
+    "footerLinksRegexes",
+    "forceLoginGatewayUrl",
+    "forceLoginMethod",
+    "forceLoginOrgUUID",
+    "forceRemoteSettingsRefresh",
+    "gcpAuthRefresh",
+    "httpHookAllowedEnvVars",
+    "includeCoAuthoredBy",
+    "includeGitInstructions",
+    "inputNeededNotifEnabled",
+    "language",
+    "managedMcpServers",
+    "minimumVersion",
+    "model",
+    "modelOverrides",
+    "otelHeadersHelper",
+    "outputStyle",
+    "parentSettingsBehavior",
+    "permissionExplainerEnabled",
+    "plansDirectory",
+    "pluginConfigs",
+    "pluginSuggestionMarketplaces",
+    "pluginTrustMessage",
+    "policyHelper",
+    "prUrlTemplate",
+    "preferredNotifChannel",
+    "prefersReducedMotion",
+    "processWrapper",
+    "remoteControlAtStartup",
+    "requireCoworkFullVmSandbox",
+    "requiredMaximumVersion",
+    "requiredMinimumVersion",
+    "respectGitignore",
+    "respondToBashCommands",
+    "showClearContextOnPlanAccept",
+    "showThinkingSummaries",
+    "showTurnDuration",
+    "skillListingBudgetFraction",
+    "skillListingMaxDescChars",
+    "skillOverrides",
+    "skipDangerousModePermissionPrompt",
+    "skipWebFetchPreflight",
+    "skippedMarketplaces",
+    "skippedPlugins",
+    "spinnerTipsEnabled",
+    "spinnerTipsOverride",
+    "spinnerVerbs",
+    "sshConfigs",
+    "sshHostAllowlist",
+    "statusLine",
+    "strictKnownMarketplaces",
+    "strictPluginOnlyCustomization",
+    "subagentStatusLine",
+    "syntaxHighlightingDisabled",
+    "teammateDefaultModel",
+    "teammateMode",
+    "terminalProgressBarEnabled",
+    "theme",
+    "tui",
+    "useAutoModeDuringPlan",
+    "verbose",
+    "viewMode",
+    "vimInsertModeRemaps",
+    "voice",
+    "voiceEnabled",
+    "wheelScrollAccelerationEnabled",
+    "workflowKeywordTriggerEnabled",
+    "workflowSizeGuideline",
+    "worktree",
+    "wslInheritsWindowsSettings",
+];
+
+/// Keys of Claude Code's `sandbox` section.
+const CLAUDE_CODE_SANDBOX_KEYS: &[&str] = &[
+    "allowAppleEvents",
+    "allowUnsandboxedCommands",
+    "autoAllowBashIfSandboxed",
+    "bwrapPath",
+    "credentials",
+    "enableWeakerNestedSandbox",
+    "enableWeakerNetworkIsolation",
+    "enabled",
+    "enabledPlatforms",
+    "excludedCommands",
+    "failIfUnavailable",
+    "filesystem",
+    "ignoreViolations",
+    "network",
+    "ripgrep",
+    "socatPath",
+];
+
+/// Our own keys of the `sandbox` section.
+const OUR_SANDBOX_KEYS: &[&str] = &["mode", "writableRoots", "network"];
+
+fn invalid(key: impl Into<String>, message: impl Into<String>) -> SettingsError {
+    SettingsError::new(SettingsErrorKind::Invalid, Some(key.into()), message.into())
+}
+
+/// Reads `sandbox`: Claude Code's keys and ours, each checked.
+fn read_sandbox(
+    section: serde_json::Value,
+) -> Result<(Option<SandboxSettings>, Option<bool>), SettingsError> {
+    let serde_json::Value::Object(mut keys) = section else {
+        return Err(invalid("sandbox", "must be a JSON object"));
+    };
+    if let Some(key) = keys.keys().find(|k| {
+        !CLAUDE_CODE_SANDBOX_KEYS.contains(&k.as_str()) && !OUR_SANDBOX_KEYS.contains(&k.as_str())
+    }) {
+        return Err(invalid(
+            format!("sandbox.{key}"),
+            "unknown key (neither Claude Code's nor ours)",
+        ));
+    }
+    let enabled = match keys.remove("enabled") {
+        None => None,
+        Some(serde_json::Value::Bool(b)) => Some(b),
+        Some(_) => return Err(invalid("sandbox.enabled", "must be true or false")),
+    };
+    // `network` is ours when it is a boolean, Claude Code's when an object.
+    let ours_network = matches!(keys.get("network"), Some(serde_json::Value::Bool(_)));
+    let ours: serde_json::Map<String, serde_json::Value> = keys
+        .into_iter()
+        .filter(|(k, v)| {
+            k == "mode"
+                || k == "writableRoots"
+                || (k == "network" && ours_network && v.is_boolean())
+        })
+        .collect();
+    if ours.is_empty() {
+        return Ok((None, enabled));
+    }
+    let ours: SandboxSettings =
+        serde_path_to_error::deserialize(serde_json::Value::Object(ours))
+            .map_err(|e| invalid(format!("sandbox.{}", e.path()), e.into_inner().to_string()))?;
+    Ok((Some(ours), enabled))
+}
+
 impl FromStr for Settings {
     type Err = SettingsError;
 
@@ -375,11 +645,29 @@ impl FromStr for Settings {
             )
         })?;
         check_shape(&value)?;
-        let settings: Settings = serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut value = value;
+        let mut ignored = Vec::new();
+        let mut sandbox = None;
+        if let serde_json::Value::Object(root) = &mut value {
+            for key in CLAUDE_CODE_IGNORED_KEYS {
+                if root.remove(*key).is_some() {
+                    ignored.push((*key).to_owned());
+                }
+            }
+            sandbox = root.remove("sandbox");
+        }
+        let mut settings: Settings = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             let key = (path != ".").then_some(path);
             SettingsError::new(SettingsErrorKind::Invalid, key, e.into_inner().to_string())
         })?;
+        if let Some(section) = sandbox {
+            (settings.sandbox, settings.sandbox_enabled) = read_sandbox(section)?;
+        }
+        if settings.permissions.disable_auto_mode.is_some() {
+            ignored.push("permissions.disableAutoMode".to_owned());
+        }
+        settings.ignored = ignored;
         settings.check()?;
         Ok(settings)
     }
@@ -402,7 +690,7 @@ fn check_shape(root: &serde_json::Value) -> Result<(), SettingsError> {
         }
     }
     object(root, "")?;
-    for key in ["permissions", "bash", "sandbox", "hooks", "mcp"] {
+    for key in ["permissions", "bash", "sandbox", "hooks", "mcp", "env"] {
         if let Some(v) = root.get(key) {
             object(v, key)?;
         }

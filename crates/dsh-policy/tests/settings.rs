@@ -78,9 +78,10 @@ fn bash_section_is_typed() {
 
 #[test]
 fn unknown_keys_are_named() {
-    let e = err(r#"{"permissions": {}, "theme": "dark"}"#);
+    // A key in no schema, Claude Code's or ours: a typo must not pass.
+    let e = err(r#"{"permissions": {}, "themes": "dark"}"#);
     assert_eq!(e.kind(), SettingsErrorKind::Invalid);
-    assert!(e.to_string().contains("unknown field `theme`"), "{e}");
+    assert!(e.to_string().contains("unknown field `themes`"), "{e}");
 
     let e = err(r#"{"permissions": {"allowed": ["Bash(ls)"]}}"#);
     assert!(e.to_string().contains("unknown field `allowed`"), "{e}");
@@ -196,4 +197,112 @@ fn sections_must_be_objects() {
     );
     let e = err(r#"{"hooks": {"PreToolUse": [{"matcher": "x", "hooks": [["command", "x"]]}]}}"#);
     assert_eq!(e.key(), Some("hooks.PreToolUse[0].hooks[0]"));
+}
+
+/// A project's `.claude/settings.json` and a user's `~/.claude/settings.json`
+/// in the shapes Claude Code's documentation gives, every common key in.
+const CLAUDE_CODE_USER: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "model": "claude-sonnet-5",
+  "effortLevel": "xhigh",
+  "editorMode": "vim",
+  "theme": "light-daltonized",
+  "statusLine": {"type": "command", "command": "~/.claude/statusline.sh", "padding": 2},
+  "spinnerTipsEnabled": false,
+  "cleanupPeriodDays": 20,
+  "includeCoAuthoredBy": false,
+  "apiKeyHelper": "/bin/generate_temp_api_key.sh",
+  "enabledPlugins": {"formatter@acme-tools": true},
+  "enableAllProjectMcpServers": false,
+  "env": {"FOO": "bar", "PAGER": "less"},
+  "disableAllHooks": true,
+  "permissions": {
+    "defaultMode": "acceptEdits",
+    "allow": ["Bash(npm run lint)", "Bash(git diff:*)", "Read(~/.zshrc)", "mcp__github__get_issue"],
+    "ask": ["Bash(git push:*)"],
+    "deny": ["Bash(curl:*)", "Read(./.env)", "Read(./secrets/**)"],
+    "additionalDirectories": ["../docs/"],
+    "disableBypassPermissionsMode": "disable",
+    "disableAutoMode": "disable"
+  },
+  "sandbox": {"enabled": false, "excludedCommands": ["docker"], "network": {"allowLocalBinding": true}}
+}"#;
+
+#[test]
+fn a_real_claude_code_file_loads_and_what_it_leaves_to_claude_code_is_listed() {
+    let settings = Settings::from_str(CLAUDE_CODE_USER).unwrap();
+    assert_eq!(settings.mode(), Mode::AcceptEdits);
+    assert_eq!(settings.permissions.deny.len(), 3);
+    assert_eq!(settings.env.get("FOO").map(String::as_str), Some("bar"));
+    assert_eq!(settings.disable_all_hooks, Some(true));
+    assert_eq!(settings.permissions.additional_directories, ["../docs/"]);
+    assert_eq!(settings.sandbox_enabled, Some(false));
+    for key in [
+        "model",
+        "effortLevel",
+        "statusLine",
+        "includeCoAuthoredBy",
+        "enabledPlugins",
+        "apiKeyHelper",
+        "permissions.disableAutoMode",
+    ] {
+        assert!(
+            settings.ignored.iter().any(|k| k == key),
+            "{key} in {:?}",
+            settings.ignored
+        );
+    }
+    assert!(!settings
+        .ignored
+        .iter()
+        .any(|k| k == "env" || k == "permissions"));
+}
+
+#[test]
+fn bypass_permissions_can_be_disabled() {
+    let settings = Settings::from_str(CLAUDE_CODE_USER).unwrap();
+    let e = settings
+        .effective_mode(Some(Mode::BypassPermissions))
+        .unwrap_err();
+    assert_eq!(e.key(), Some("permissions.disableBypassPermissionsMode"));
+    assert_eq!(
+        settings.effective_mode(Some(Mode::Plan)).unwrap(),
+        Mode::Plan
+    );
+    assert_eq!(settings.effective_mode(None).unwrap(), Mode::AcceptEdits);
+    let e = err(r#"{"permissions": {"disableBypassPermissionsMode": "maybe"}}"#);
+    assert_eq!(e.key(), Some("permissions.disableBypassPermissionsMode"));
+}
+
+#[test]
+fn claude_codes_sandbox_keys_are_read_and_an_enabled_sandbox_refused() {
+    // Enabled: this build cannot confine, so it says so rather than run unconfined.
+    let e = err(r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#);
+    assert_eq!(e.kind(), SettingsErrorKind::Unsupported);
+    // A key in neither schema is named.
+    let e = err(r#"{"sandbox": {"enabld": true}}"#);
+    assert_eq!(e.key(), Some("sandbox.enabld"));
+    let e = err(r#"{"sandbox": {"enabled": "yes"}}"#);
+    assert_eq!(e.key(), Some("sandbox.enabled"));
+    assert!(Settings::from_str(r#"{"sandbox": {"enabled": false}}"#).is_ok());
+}
+
+#[test]
+fn additional_directories_extend_where_edits_are_allowed() {
+    use dsh_tools::ToolAnnotations;
+    let settings = Settings::from_str(
+        r#"{"permissions": {"defaultMode": "acceptEdits", "additionalDirectories": ["/work/docs", "../shared"]}}"#,
+    )
+    .unwrap();
+    let policy = settings.policy("/work/proj", None);
+    let none = ToolAnnotations::default();
+    let edit = |path: &str| {
+        policy
+            .check_annotated("write", &json!({ "file_path": path }), &none)
+            .decision
+    };
+    assert_eq!(edit("/work/proj/a.txt"), Decision::Allow);
+    assert_eq!(edit("/work/docs/b.txt"), Decision::Allow);
+    assert_eq!(edit("/work/shared/c.txt"), Decision::Allow);
+    assert_eq!(edit("/work/other/d.txt"), Decision::Ask);
 }

@@ -229,6 +229,9 @@ pub struct ExecutorConfig {
     /// [`KEPT_SPILL_LIFETIME`] once its owner process has exited. Default:
     /// `false` (removed with the executor).
     pub keep_spill_files: bool,
+    /// Variables set for every command, over the scrubbed environment and
+    /// the quiet settings (Claude Code's `env` setting). Default: none.
+    pub env: Vec<(String, String)>,
 }
 
 /// How long a kept spill directory ([`ExecutorConfig::keep_spill_files`])
@@ -249,6 +252,7 @@ impl Default for ExecutorConfig {
             containment: Containment::Auto,
             watchdog: false,
             keep_spill_files: false,
+            env: Vec::new(),
         }
     }
 }
@@ -911,7 +915,7 @@ impl Inner {
         let nul = |what: &str| {
             ExecError::new(ErrorKind::Spawn, format!("the {what} contains a NUL byte"))
         };
-        let env = child_environment();
+        let env = child_environment(&self.config.env);
         let path = env
             .iter()
             .find(|(name, _)| name == "PATH")
@@ -958,7 +962,7 @@ impl Inner {
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .env_clear()
-            .envs(child_environment());
+            .envs(child_environment(&self.config.env));
         if let Some((name, value)) = prepared.marker() {
             cmd.env(name, value);
         }
@@ -968,14 +972,24 @@ impl Inner {
 }
 
 /// The environment commands get: the executor's, scrubbed, plus the quiet
-/// settings.
-fn child_environment() -> Vec<(OsString, OsString)> {
+/// settings, then the configured `extra` variables over both.
+fn child_environment(extra: &[(String, String)]) -> Vec<(OsString, OsString)> {
+    let set = |name: &OsStr| {
+        QUIET.iter().any(|(quiet, _)| name == *quiet)
+            || extra.iter().any(|(n, _)| name == n.as_str())
+    };
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
         .filter(|(name, _)| keeps_variable(name))
-        .filter(|(name, _)| !QUIET.iter().any(|(quiet, _)| name == quiet))
+        .filter(|(name, _)| !set(name))
         .collect();
     env.extend(
         QUIET
+            .iter()
+            .filter(|(n, _)| !extra.iter().any(|(e, _)| e == n))
+            .map(|(n, v)| (OsString::from(n), OsString::from(v))),
+    );
+    env.extend(
+        extra
             .iter()
             .map(|(n, v)| (OsString::from(n), OsString::from(v))),
     );

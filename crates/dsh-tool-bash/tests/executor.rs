@@ -897,3 +897,18 @@ async fn background_tasks_outlive_the_call_that_started_them() {
         "alive\n[status: running]"
     );
 }
+
+#[tokio::test]
+async fn configured_variables_reach_every_command_over_the_quiet_ones() {
+    let dir = TempDir::new("env");
+    let ex = Executor::new(ExecutorConfig {
+        env: vec![
+            ("DSH_FROM_CONFIG".into(), "set".into()),
+            ("PAGER".into(), "more".into()),
+        ],
+        ..config(&dir, Containment::Auto)
+    })
+    .unwrap();
+    let out = run(&ex, "echo $DSH_FROM_CONFIG $PAGER $NO_COLOR").await;
+    assert_eq!(out.stdout.text, "set more 1\n");
+}

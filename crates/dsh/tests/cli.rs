@@ -678,3 +678,52 @@ fn the_spill_file_of_a_one_shot_call_outlives_it() {
     assert!(full.ends_with("99999\n100000\n"));
     std::fs::remove_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
 }
+
+#[test]
+fn a_claude_code_settings_file_sets_the_commands_environment_and_lists_what_it_ignores() {
+    let dir = std::env::temp_dir().join(format!("dsh-cli-cc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"model": "claude-sonnet-5", "includeCoAuthoredBy": false,
+            "env": {"DSH_TEST_FROM_SETTINGS": "from the settings", "PAGER": "more"},
+            "permissions": {"allow": ["Bash(echo:*)"], "disableBypassPermissionsMode": "disable"}}"#,
+    )
+    .unwrap();
+    let settings = settings.to_str().unwrap();
+    let output = dsh(&[
+        "call",
+        "bash",
+        r#"{"command": "echo $DSH_TEST_FROM_SETTINGS / $PAGER"}"#,
+        "--settings",
+        settings,
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        json_out(&output)["content"][0]["text"],
+        json!("from the settings / more\n[exit code: 0]")
+    );
+    // Listed once, in the schema's order.
+    assert_eq!(
+        stderr
+            .matches("dsh: settings not about tools, ignored: includeCoAuthoredBy, model\n")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    // The file disables bypassPermissions: asking for it is a usage error.
+    let output = dsh(&[
+        "call",
+        "bash",
+        r#"{"command": "echo x"}"#,
+        "--settings",
+        settings,
+        "--mode",
+        "bypassPermissions",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("disableBypassPermissionsMode"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
