@@ -88,6 +88,7 @@ pub struct PipelineOptions {
     cwd: Option<PathBuf>,
     keep_spill_files: bool,
     no_builtin_tools: bool,
+    add_dirs: Vec<PathBuf>,
 }
 
 impl PipelineOptions {
@@ -115,6 +116,13 @@ impl PipelineOptions {
     /// directory when unset).
     pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Another working directory (`--add-dir`): edits there count as inside
+    /// in `acceptEdits`, beside the settings' `additionalDirectories`.
+    pub fn add_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.add_dirs.push(dir.into());
         self
     }
 
@@ -175,7 +183,18 @@ impl Pipeline {
                 settings.ignored.join(", ")
             );
         }
-        let permissions = PermissionMiddleware::new(settings.policy(cwd.clone(), Some(mode)));
+        let extra_dirs: Vec<PathBuf> = settings
+            .permissions
+            .additional_directories
+            .iter()
+            .map(PathBuf::from)
+            .chain(options.add_dirs.iter().cloned())
+            .collect();
+        let permissions = PermissionMiddleware::new(
+            settings
+                .policy(cwd.clone(), Some(mode))
+                .with_additional_directories(&extra_dirs),
+        );
         registry.use_middleware(permissions.clone());
         Ok(Pipeline {
             registry,
@@ -240,6 +259,19 @@ impl Pipeline {
     /// Sets who answers *ask* verdicts (`None`: nobody, they fail closed).
     pub fn set_approver(&self, approver: Option<Arc<dyn Approver>>) {
         self.permissions.set_approver(approver);
+    }
+
+    /// The verdict of every part of a call (simple commands, written files,
+    /// unanalysable text), with the tool's own annotations and aliases.
+    pub fn explain(&self, tool: &str, args: &Value) -> Vec<dsh_policy::PartEvaluation> {
+        let (annotations, aliases) = self
+            .registry
+            .get(tool)
+            .map(|t| (t.annotations(), t.aliases().to_vec()))
+            .unwrap_or_default();
+        self.permissions
+            .policy()
+            .explain_named(tool, &aliases, args, &annotations)
     }
 
     /// How the policy decides a call, with the tool's own annotations

@@ -355,6 +355,19 @@ impl PermissionPolicy {
             .parts
     }
 
+    /// [`PermissionPolicy::explain`] for a tool that rules may also name by
+    /// `aliases` (see [`PermissionPolicy::check_named`]).
+    pub fn explain_named(
+        &self,
+        tool: &str,
+        aliases: &[String],
+        args: &Value,
+        annotations: &ToolAnnotations,
+    ) -> Vec<PartEvaluation> {
+        self.evaluate(tool, aliases, args, annotations.is_read_only())
+            .parts
+    }
+
     pub(crate) fn evaluate(
         &self,
         tool: &str,

@@ -92,15 +92,23 @@ pub enum PolicyCommand {
     /// Print the decision on a call without running it
     ///
     /// {"decision": "allow|ask|deny", "reason": ..., "rule": ...}, from the
-    /// same pipeline `dsh call` builds.
+    /// same pipeline `dsh call` builds; with --explain also "parts", and
+    /// "unknownTool" when no tool of that name is registered.
     #[command(verbatim_doc_comment)]
     Check {
         /// The tool, e.g. bash
         #[arg(value_name = "TOOL")]
         tool: String,
-        /// The arguments, a JSON object
+        /// The arguments, a JSON object (`-`: read it from standard input)
         #[arg(value_name = "ARGS_JSON")]
         args: String,
+        /// Also print the verdict of every part (simple command, written
+        /// file, unanalysable text) with its rule or reason
+        #[arg(long)]
+        explain: bool,
+        /// Exit 0 for allow, 3 for ask, 4 for deny
+        #[arg(long)]
+        exit_code: bool,
         #[command(flatten)]
         options: PipelineOptions,
     },
@@ -156,6 +164,10 @@ pub struct PipelineOptions {
     /// The tools' working directory (default: the current directory)
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Another working directory, where edits count as inside in acceptEdits
+    /// (repeatable; beside the settings' permissions.additionalDirectories)
+    #[arg(long = "add-dir", value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
 }
 
 /// What `dsh schemas` prints.
@@ -373,13 +385,17 @@ mod tests {
             }
         );
         assert_eq!(
-            parse("policy check bash {} --settings s.json").unwrap(),
+            parse("policy check bash {} --settings s.json --explain --add-dir /a --add-dir b")
+                .unwrap(),
             Command::Policy {
                 command: PolicyCommand::Check {
                     tool: "bash".into(),
                     args: "{}".into(),
+                    explain: true,
+                    exit_code: false,
                     options: PipelineOptions {
                         settings: Some("s.json".into()),
+                        add_dir: vec!["/a".into(), "b".into()],
                         ..Default::default()
                     },
                 }

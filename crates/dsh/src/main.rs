@@ -179,18 +179,34 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 PolicyCommand::Check {
                     tool,
                     args,
+                    explain,
+                    exit_code,
                     options,
                 },
         } => {
-            let args: Value = ToolArguments::from_raw(args)
+            let args: Value = ToolArguments::from_raw(read_arguments(Some(args))?)
                 .into_value()
                 .map_err(|violation| UsageError(violation.to_string()))?;
             // The same pipeline `dsh call` builds, so the tools' annotations
             // (e.g. read-only tools are allowed) and the policy are the ones a call meets.
             let pipeline = build_pipeline(&options, Approval::None)?;
             let evaluation = pipeline.check(&tool, &args);
-            let evaluation = serde_json::to_value(&evaluation).unwrap_or_default();
-            Ok(print_json(&evaluation, ExitCode::SUCCESS))
+            let status = match (exit_code, evaluation.decision) {
+                (false, _) | (true, dsh_policy::Decision::Allow) => ExitCode::SUCCESS,
+                (true, dsh_policy::Decision::Ask) => ExitCode::from(3),
+                (true, dsh_policy::Decision::Deny) => ExitCode::from(4),
+            };
+            let mut output = serde_json::to_value(&evaluation).unwrap_or_default();
+            if pipeline.registry().get(&tool).is_none() {
+                output["unknownTool"] = json!(format!(
+                    "no tool {tool:?} is registered; its rules were applied by name"
+                ));
+            }
+            if explain {
+                output["parts"] =
+                    serde_json::to_value(pipeline.explain(&tool, &args)).unwrap_or_default();
+            }
+            Ok(print_json(&output, status))
         }
     }
 }
@@ -291,8 +307,6 @@ fn read_arguments(args: Option<String>) -> Result<String, UsageError> {
     }
 }
 
-/// The standard pipeline (`dsh-harness`) for the command line's options,
-/// with the approver the command asked for.
 /// The upstreams of `dsh mcp`: the config file's servers, then the one
 /// after `--`.
 fn upstream_configs(options: &UpstreamOptions) -> Result<Vec<dsh_mcp::UpstreamConfig>, UsageError> {
@@ -311,6 +325,8 @@ fn upstream_configs(options: &UpstreamOptions) -> Result<Vec<dsh_mcp::UpstreamCo
     Ok(configs)
 }
 
+/// The standard pipeline (`dsh-harness`) for the command line's options,
+/// with the approver the command asked for.
 fn build_pipeline(options: &PipelineOptions, approval: Approval) -> Result<Pipeline, UsageError> {
     build_pipeline_with(options, approval, HarnessOptions::default())
 }
@@ -329,6 +345,9 @@ fn build_pipeline_with(
     }
     if let Some(dir) = &options.cwd {
         harness = harness.cwd(dir);
+    }
+    for dir in &options.add_dir {
+        harness = harness.add_dir(dir);
     }
     let pipeline = Pipeline::build(&harness).map_err(|e| UsageError(e.to_string()))?;
     let approver: Option<Arc<dyn Approver>> = match approval {

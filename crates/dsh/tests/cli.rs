@@ -727,3 +727,94 @@ fn a_claude_code_settings_file_sets_the_commands_environment_and_lists_what_it_i
     assert!(String::from_utf8_lossy(&output.stderr).contains("disableBypassPermissionsMode"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn policy_check_reads_stdin_explains_and_answers_in_its_exit_status() {
+    let file = settings_file(
+        "policy",
+        r#"{"permissions": {"allow": ["Bash(echo:*)"], "ask": ["Bash(git push:*)"], "deny": ["Bash(rm:*)"]}}"#,
+    );
+    let settings = file.to_str().unwrap().to_owned();
+    let check = |args: &str, extra: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
+            .args(["policy", "check", "bash", "-", "--settings", &settings])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(args.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // Exit statuses: 0 allow, 3 ask, 4 deny; 0 for all without --exit-code.
+    for (command, status) in [("echo hi", 0), ("git push", 3), ("echo a && rm x", 4)] {
+        let args = json!({ "command": command }).to_string();
+        assert_eq!(
+            check(&args, &["--exit-code"]).status.code(),
+            Some(status),
+            "{command}"
+        );
+        assert_eq!(check(&args, &[]).status.code(), Some(0), "{command}");
+    }
+    let explained = check(r#"{"command": "echo a && rm x"}"#, &["--explain"]);
+    let out = json_out(&explained);
+    assert_eq!(out["decision"], json!("deny"));
+    let parts = out["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2, "{out}");
+    assert_eq!(parts[0]["text"], json!("echo a"));
+    assert_eq!(parts[0]["decision"], json!("allow"));
+    assert_eq!(parts[1]["text"], json!("rm x"));
+    assert_eq!(parts[1]["decision"], json!("deny"));
+    assert_eq!(parts[1]["rule"], json!("Bash(rm:*)"));
+    assert!(out.get("unknownTool").is_none());
+    // A tool nobody registered is named as such.
+    let output = dsh(&[
+        "policy",
+        "check",
+        "nosuchtool",
+        "{}",
+        "--settings",
+        &settings,
+    ]);
+    let out = json_out(&output);
+    assert!(
+        out["unknownTool"]
+            .as_str()
+            .unwrap()
+            .contains("\"nosuchtool\""),
+        "{out}"
+    );
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn add_dir_extends_where_accept_edits_allows_edits() {
+    let file = settings_file(
+        "add-dir",
+        r#"{"permissions": {"defaultMode": "acceptEdits", "allow": ["Bash(echo:*)"]}}"#,
+    );
+    let settings = file.to_str().unwrap().to_owned();
+    let decide = |extra: &[&str]| {
+        let mut args = vec![
+            "policy",
+            "check",
+            "bash",
+            r#"{"command": "echo x > /srv/elsewhere/f.txt"}"#,
+            "--settings",
+            &settings,
+            "--cwd",
+            "/tmp",
+        ];
+        args.extend_from_slice(extra);
+        json_out(&dsh(&args))["decision"].clone()
+    };
+    assert_eq!(decide(&[]), json!("ask"));
+    assert_eq!(decide(&["--add-dir", "/srv/elsewhere"]), json!("allow"));
+    let _ = std::fs::remove_file(&file);
+}
