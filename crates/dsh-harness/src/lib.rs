@@ -264,11 +264,7 @@ impl Pipeline {
     /// The verdict of every part of a call (simple commands, written files,
     /// unanalysable text), with the tool's own annotations and aliases.
     pub fn explain(&self, tool: &str, args: &Value) -> Vec<dsh_policy::PartEvaluation> {
-        let (annotations, aliases) = self
-            .registry
-            .get(tool)
-            .map(|t| (t.annotations(), t.aliases().to_vec()))
-            .unwrap_or_default();
+        let (annotations, aliases) = self.tool_facts(tool);
         self.permissions
             .policy()
             .explain_named(tool, &aliases, args, &annotations)
@@ -277,14 +273,19 @@ impl Pipeline {
     /// How the policy decides a call, with the tool's own annotations
     /// (read-only tools), running nothing: what `dsh policy check` prints.
     pub fn check(&self, tool: &str, args: &Value) -> Evaluation {
-        let annotations = self
-            .registry
-            .get(tool)
-            .map(|t| (t.annotations(), t.aliases().to_vec()))
-            .unwrap_or_default();
+        let (annotations, aliases) = self.tool_facts(tool);
         self.permissions
             .policy()
-            .check_named(tool, &annotations.1, args, &annotations.0)
+            .check_named(tool, &aliases, args, &annotations)
+    }
+
+    /// What the policy needs to know of a registered tool: its trusted
+    /// annotations and the other names rules may use (none for an unknown tool).
+    fn tool_facts(&self, tool: &str) -> (dsh_tools::ToolAnnotations, Vec<String>) {
+        self.registry
+            .get(tool)
+            .map(|t| (t.annotations(), t.aliases().to_vec()))
+            .unwrap_or_default()
     }
 }
 
