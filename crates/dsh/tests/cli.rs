@@ -12,6 +12,24 @@ fn dsh(args: &[&str]) -> Output {
         .expect("dsh runs")
 }
 
+/// `dsh ARGS` with `input` on its standard input.
+fn dsh_with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dsh runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 fn json_out(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
@@ -311,19 +329,10 @@ fn call_runs_a_real_command_and_presents_it() {
 
 #[test]
 fn arguments_from_stdin() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
-        .args(["call", "bash", "-", "--yes"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(br#"{"command": "printf piped"}"#)
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = dsh_with_stdin(
+        &["call", "bash", "-", "--yes"],
+        r#"{"command": "printf piped"}"#,
+    );
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         json_out(&output)["content"][0]["text"],
@@ -736,21 +745,9 @@ fn policy_check_reads_stdin_explains_and_answers_in_its_exit_status() {
     );
     let settings = file.to_str().unwrap().to_owned();
     let check = |args: &str, extra: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
-            .args(["policy", "check", "bash", "-", "--settings", &settings])
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(args.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        let mut all = vec!["policy", "check", "bash", "-", "--settings", &settings];
+        all.extend_from_slice(extra);
+        dsh_with_stdin(&all, args)
     };
     // Exit statuses: 0 allow, 3 ask, 4 deny; 0 for all without --exit-code.
     for (command, status) in [("echo hi", 0), ("git push", 3), ("echo a && rm x", 4)] {
