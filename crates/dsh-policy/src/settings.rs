@@ -27,7 +27,8 @@
 //! this build does not run hooks or confine processes, so a file that
 //! configures hooks or enables a sandbox is refused rather than silently
 //! half-honoured. An empty `"hooks": {}` and `"sandbox": {"enabled": false}`
-//! are accepted.
+//! are accepted. For the same reason `allowedMcpServers` and
+//! `deniedMcpServers` are refused until the proxy honours them.
 
 use crate::policy::{Mode, PermissionPolicy};
 use crate::rule::{PermissionRules, Rule};
@@ -433,7 +434,6 @@ pub const CLAUDE_CODE_IGNORED_KEYS: &[&str] = &[
     "allowManagedPermissionRulesOnly",
     "allowedChannelPlugins",
     "allowedHttpHookUrls",
-    "allowedMcpServers",
     "alwaysThinkingEnabled",
     "apiKeyHelper",
     "askUserQuestionTimeout",
@@ -459,7 +459,6 @@ pub const CLAUDE_CODE_IGNORED_KEYS: &[&str] = &[
     "cleanupPeriodDays",
     "companyAnnouncements",
     "defaultShell",
-    "deniedMcpServers",
     "diffTool",
     "disableAgentView",
     "disableArtifact",
@@ -562,6 +561,10 @@ pub const CLAUDE_CODE_IGNORED_KEYS: &[&str] = &[
     "wslInheritsWindowsSettings",
 ];
 
+/// Claude Code keys that govern which MCP servers run, which the proxy does
+/// not honour yet: refused, since ignoring them would front a server they ban.
+const CLAUDE_CODE_REFUSED_KEYS: &[&str] = &["allowedMcpServers", "deniedMcpServers"];
+
 /// Keys of Claude Code's `sandbox` section.
 const CLAUDE_CODE_SANDBOX_KEYS: &[&str] = &[
     "allowAppleEvents",
@@ -655,6 +658,16 @@ impl FromStr for Settings {
                 }
             }
             sandbox = root.remove("sandbox");
+            if let Some(key) = CLAUDE_CODE_REFUSED_KEYS
+                .iter()
+                .find(|k| root.contains_key(**k))
+            {
+                return Err(SettingsError::new(
+                    SettingsErrorKind::Unsupported,
+                    Some((*key).to_owned()),
+                    format!("\"{key}\" is not supported by this build yet; remove it (dsh mcp would otherwise front servers it bans or does not allow)"),
+                ));
+            }
         }
         let mut settings: Settings = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();

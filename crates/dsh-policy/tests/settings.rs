@@ -306,3 +306,12 @@ fn additional_directories_extend_where_edits_are_allowed() {
     assert_eq!(edit("/work/shared/c.txt"), Decision::Allow);
     assert_eq!(edit("/work/other/d.txt"), Decision::Ask);
 }
+
+#[test]
+fn mcp_server_lists_are_refused_rather_than_ignored() {
+    for key in ["deniedMcpServers", "allowedMcpServers"] {
+        let e = err(&format!(r#"{{"{key}": [{{"serverName": "github"}}]}}"#));
+        assert_eq!(e.kind(), SettingsErrorKind::Unsupported, "{key}");
+        assert_eq!(e.key(), Some(key));
+    }
+}
