@@ -130,6 +130,8 @@ async def test_a_session_with_the_python_sdk(
     stderr_path = tmp_path / "stderr.txt"
 
     params = StdioServerParameters(
+        # Never the real home: no user settings.
+        env={"CLAUDE_CONFIG_DIR": "/nonexistent/dsh-tests-claude-config"},
         command=dsh_bin,
         args=["mcp", "--settings", str(settings), "--cwd", str(work)],
         cwd=str(elsewhere),

@@ -46,6 +46,8 @@ async def test_the_python_sdk_through_dsh_to_a_python_sdk_server(
     settings.write_text(json.dumps(SETTINGS))
     note = tmp_path / "note.txt"
     params = StdioServerParameters(
+        # Never the real home: no user settings.
+        env={"CLAUDE_CONFIG_DIR": "/nonexistent/dsh-tests-claude-config"},
         command=dsh_bin,
         args=[
             "mcp",

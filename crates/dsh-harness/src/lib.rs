@@ -89,6 +89,8 @@ pub struct PipelineOptions {
     keep_spill_files: bool,
     no_builtin_tools: bool,
     add_dirs: Vec<PathBuf>,
+    no_user_settings: bool,
+    settings_only: bool,
 }
 
 impl PipelineOptions {
@@ -126,6 +128,18 @@ impl PipelineOptions {
         self
     }
 
+    /// Skips the user's settings (`~/.claude/settings.json`).
+    pub fn no_user_settings(mut self, skip: bool) -> Self {
+        self.no_user_settings = skip;
+        self
+    }
+
+    /// Reads only the `--settings` file, none of the files Claude Code reads.
+    pub fn settings_only(mut self, only: bool) -> Self {
+        self.settings_only = only;
+        self
+    }
+
     /// Registers no first-party tool (`dsh mcp --no-builtin`: the
     /// upstreams' tools alone, behind the same middleware).
     pub fn without_builtin_tools(mut self, without: bool) -> Self {
@@ -151,6 +165,8 @@ pub struct Pipeline {
     executor: Executor,
     cwd: PathBuf,
     settings: Settings,
+    sources: Vec<dsh_policy::RuleSource>,
+    files: Vec<PathBuf>,
 }
 
 impl Pipeline {
@@ -159,11 +175,21 @@ impl Pipeline {
     /// # Errors
     /// A [`HarnessError`] naming the settings key, rule, directory or mode at fault.
     pub fn build(options: &PipelineOptions) -> Result<Pipeline, HarnessError> {
-        let settings = match &options.settings {
-            Some(path) => Settings::load(path)?,
-            None => Settings::default(),
-        };
         let cwd = resolve_cwd(options.cwd.as_deref())?;
+        let mut files = if options.settings_only {
+            Vec::new()
+        } else {
+            let user = (!options.no_user_settings)
+                .then(user_settings_dir)
+                .flatten();
+            dsh_policy::discover(&cwd, user.as_deref())
+        };
+        files.extend(options.settings.iter().cloned());
+        let layers = files
+            .iter()
+            .map(|file| Ok((file.clone(), Settings::load(file)?)))
+            .collect::<Result<Vec<_>, HarnessError>>()?;
+        let (settings, sources) = Settings::merge(layers);
         let config = ExecutorConfig {
             keep_spill_files: options.keep_spill_files,
             ..executor_config(&settings, &cwd)
@@ -202,7 +228,19 @@ impl Pipeline {
             executor,
             cwd,
             settings,
+            sources,
+            files,
         })
+    }
+
+    /// The settings files read, least specific first.
+    pub fn settings_files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The file each rule of the effective settings came from.
+    pub fn rule_sources(&self) -> &[dsh_policy::RuleSource] {
+        &self.sources
     }
 
     /// Fronts MCP servers: their tools join the registry, behind the same
@@ -286,6 +324,14 @@ impl Pipeline {
             .get(tool)
             .map(|t| (t.annotations(), t.aliases().to_vec()))
             .unwrap_or_default()
+    }
+}
+
+/// Claude Code's user directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+fn user_settings_dir() -> Option<PathBuf> {
+    match std::env::var_os("CLAUDE_CONFIG_DIR") {
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".claude")),
     }
 }
 

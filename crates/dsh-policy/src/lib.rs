@@ -301,6 +301,7 @@ pub use policy::{
 };
 pub use readonly::{is_read_only_command, READ_ONLY_COMMANDS};
 pub use rule::{PermissionRules, Rule, RuleError, RuleList};
+pub use settings::{discover, RuleSource, CLAUDE_CODE_IGNORED_KEYS};
 pub use settings::{
     BashSettings, HookCommand, HookEvent, HookMatcher, HookSettings, McpSettings,
     PermissionSettings, SandboxMode, SandboxSettings, Settings, SettingsError, SettingsErrorKind,

@@ -725,3 +725,100 @@ fn check_shape(root: &serde_json::Value) -> Result<(), SettingsError> {
     }
     Ok(())
 }
+
+/// Where a rule of the effective settings came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleSource {
+    /// `allow`, `ask` or `deny`.
+    pub list: &'static str,
+    /// The rule as written.
+    pub rule: String,
+    /// The file it was read from.
+    pub file: PathBuf,
+}
+
+/// The settings files Claude Code reads for a project, least specific
+/// first, those that exist: `USER_DIR/settings.json` (when `user_dir` is
+/// given), then the project's `.claude/settings.json` and
+/// `.claude/settings.local.json`. The project is the first directory from
+/// `cwd` upwards that has a `.claude` directory, looked for up to the
+/// repository root (the first directory with `.git`).
+pub fn discover(cwd: &Path, user_dir: Option<&Path>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if let Some(dir) = user_dir {
+        files.push(dir.join("settings.json"));
+    }
+    let mut dir = Some(cwd);
+    while let Some(here) = dir {
+        let claude = here.join(".claude");
+        // The user's own directory is not a project's.
+        if claude.is_dir() && Some(claude.as_path()) != user_dir {
+            files.push(claude.join("settings.json"));
+            files.push(claude.join("settings.local.json"));
+            break;
+        }
+        if here.join(".git").exists() {
+            break;
+        }
+        dir = here.parent();
+    }
+    files.retain(|f| f.is_file());
+    files
+}
+
+impl Settings {
+    /// The effective settings of several files, least specific first, as
+    /// Claude Code merges them: rule lists (and `additionalDirectories`,
+    /// `mcp.readOnlyTools`) are joined, so a deny anywhere wins; `env` is
+    /// merged, the more specific file winning a variable; scalars take the
+    /// most specific file that sets them; `disableBypassPermissionsMode`
+    /// holds if any file sets it. Each rule's file is kept in `sources`.
+    pub fn merge(layers: Vec<(PathBuf, Settings)>) -> (Settings, Vec<RuleSource>) {
+        let mut out = Settings::default();
+        let mut sources = Vec::new();
+        for (file, layer) in layers {
+            let p = layer.permissions;
+            for (list, rules, into) in [
+                ("allow", p.allow, &mut out.permissions.allow),
+                ("ask", p.ask, &mut out.permissions.ask),
+                ("deny", p.deny, &mut out.permissions.deny),
+            ] {
+                for rule in rules {
+                    if into.iter().any(|r| r.as_str() == rule.as_str()) {
+                        continue;
+                    }
+                    sources.push(RuleSource {
+                        list,
+                        rule: rule.as_str().to_owned(),
+                        file: file.clone(),
+                    });
+                    into.push(rule);
+                }
+            }
+            out.permissions.default_mode = p.default_mode.or(out.permissions.default_mode);
+            out.permissions
+                .additional_directories
+                .extend(p.additional_directories);
+            out.permissions.disable_bypass_permissions_mode = out
+                .permissions
+                .disable_bypass_permissions_mode
+                .or(p.disable_bypass_permissions_mode);
+            out.permissions.disable_auto_mode =
+                p.disable_auto_mode.or(out.permissions.disable_auto_mode);
+            out.env.extend(layer.env);
+            out.disable_all_hooks = layer.disable_all_hooks.or(out.disable_all_hooks);
+            let b = layer.bash;
+            out.bash.default_timeout_ms = b.default_timeout_ms.or(out.bash.default_timeout_ms);
+            out.bash.max_timeout_ms = b.max_timeout_ms.or(out.bash.max_timeout_ms);
+            out.bash.max_output_bytes = b.max_output_bytes.or(out.bash.max_output_bytes);
+            out.mcp.call_timeout_ms = layer.mcp.call_timeout_ms.or(out.mcp.call_timeout_ms);
+            out.mcp.read_only_tools.extend(layer.mcp.read_only_tools);
+            for key in layer.ignored {
+                if !out.ignored.contains(&key) {
+                    out.ignored.push(key);
+                }
+            }
+        }
+        (out, sources)
+    }
+}

@@ -224,6 +224,8 @@ fn bench(c: &mut Criterion) {
     )
     .unwrap();
     let mut through = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+    // Never the real home: no user settings.
+    through.env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config");
     through
         .arg("mcp")
         .arg("--settings")
@@ -318,6 +320,8 @@ fn bench(c: &mut Criterion) {
     let mut plain_times = Vec::new();
     for _ in 0..15 {
         let mut real = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+        // Never the real home: no user settings.
+        real.env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config");
         real.arg("mcp").arg("--cwd").arg(&dir);
         dsh_times.push(first_answer(real));
         plain_times.push(first_answer(own("rmcp")));

@@ -45,6 +45,11 @@ pub enum Command {
         #[command(flatten)]
         upstreams: UpstreamOptions,
     },
+    /// Print the effective settings, the files read, and the file each rule came from
+    Settings {
+        #[command(flatten)]
+        options: PipelineOptions,
+    },
     /// Print the model-facing tool schemas as a JSON array
     Schemas {
         /// The shape to print: the value of a provider request's `tools` field
@@ -120,6 +125,7 @@ impl Command {
         match self {
             Command::Mcp { .. } => &["mcp"],
             Command::Schemas { .. } => &["schemas"],
+            Command::Settings { .. } => &["settings"],
             Command::Call { .. } => &["call"],
             Command::Policy {
                 command: PolicyCommand::Check { .. },
@@ -151,9 +157,17 @@ pub struct UpstreamOptions {
 /// Options shared by the commands that run the pipeline.
 #[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
 pub struct PipelineOptions {
-    /// Read only this settings file, not the ones Claude Code reads
+    /// A settings file read on top of the ones Claude Code reads
+    /// (~/.claude/settings.json, the project's .claude/settings.json and
+    /// .claude/settings.local.json)
     #[arg(long, value_name = "FILE")]
     pub settings: Option<PathBuf>,
+    /// Do not read ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json)
+    #[arg(long)]
+    pub no_user_settings: bool,
+    /// Read only the --settings file, none of the files Claude Code reads
+    #[arg(long)]
+    pub settings_only: bool,
     /// The permission mode, instead of the settings' defaultMode
     #[arg(
         long,

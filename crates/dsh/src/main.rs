@@ -83,6 +83,16 @@ fn print_json(value: &Value, status: ExitCode) -> ExitCode {
 async fn run(command: Command) -> Result<ExitCode, UsageError> {
     match command {
         Command::Schemas { format } => schemas(format),
+        Command::Settings { options } => {
+            let pipeline = build_pipeline(&options, Approval::None)?;
+            let output = json!({
+                "files": pipeline.settings_files(),
+                "settings": pipeline.settings(),
+                "ignored": pipeline.settings().ignored,
+                "sources": pipeline.rule_sources(),
+            });
+            Ok(print_json(&output, ExitCode::SUCCESS))
+        }
         Command::Mcp { options, upstreams } => {
             let configs = upstream_configs(&upstreams)?;
             if upstreams.no_builtin && configs.is_empty() {
@@ -346,6 +356,9 @@ fn build_pipeline_with(
     if let Some(dir) = &options.cwd {
         harness = harness.cwd(dir);
     }
+    harness = harness
+        .no_user_settings(options.no_user_settings)
+        .settings_only(options.settings_only);
     for dir in &options.add_dir {
         harness = harness.add_dir(dir);
     }

@@ -6,6 +6,8 @@ use std::process::{Command, Output, Stdio};
 
 fn dsh(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dsh"))
+        // Never the real home: no user settings.
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -15,6 +17,8 @@ fn dsh(args: &[&str]) -> Output {
 /// `dsh ARGS` with `input` on its standard input.
 fn dsh_with_stdin(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
+        // Never the real home: no user settings.
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -359,6 +363,8 @@ fn a_reader_that_goes_away_ends_the_command_quietly() {
         (&["call", "--help"], 0),
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
+            // Never the real home: no user settings.
+            .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -608,6 +614,8 @@ mod common;
 #[allow(clippy::zombie_processes)]
 fn call_with_a_grandchild(marker: &str) -> (std::process::Child, u32) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dsh"))
+        // Never the real home: no user settings.
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
         .args([
             "call",
             "bash",
@@ -814,4 +822,110 @@ fn add_dir_extends_where_accept_edits_allows_edits() {
     assert_eq!(decide(&[]), json!("ask"));
     assert_eq!(decide(&["--add-dir", "/srv/elsewhere"]), json!("allow"));
     let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn settings_are_discovered_and_merged_as_claude_code_does() {
+    let root = std::env::temp_dir().join(format!("dsh-cli-discover-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let user = root.join("home/.claude");
+    let project = root.join("repo");
+    let sub = project.join("src/deep");
+    for dir in [&user, &project.join(".git"), &project.join(".claude"), &sub] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(
+        user.join("settings.json"),
+        r#"{"model": "x", "permissions": {"defaultMode": "acceptEdits", "allow": ["Bash(echo:*)", "Bash(ls:*)"]}, "bash": {"defaultTimeoutMs": 1000}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["Bash(echo secret:*)"], "allow": ["Bash(ls:*)"]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".claude/settings.local.json"),
+        r#"{"permissions": {"defaultMode": "plan"}}"#,
+    )
+    .unwrap();
+    let extra = root.join("extra.json");
+    std::fs::write(&extra, r#"{"bash": {"defaultTimeoutMs": 2000}}"#).unwrap();
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_dsh"))
+            .args(args)
+            .args(["--cwd", sub.to_str().unwrap()])
+            .env("CLAUDE_CONFIG_DIR", &user)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        json_out(&output)
+    };
+    let shown = run(&["settings"]);
+    let files: Vec<String> = serde_json::from_value(shown["files"].clone()).unwrap();
+    let expected = [
+        user.join("settings.json"),
+        project.join(".claude/settings.json"),
+        project.join(".claude/settings.local.json"),
+    ];
+    assert_eq!(
+        files,
+        expected
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+    );
+    // Lists are joined (a rule twice is kept once, from its first file);
+    // scalars take the most specific file.
+    let settings = &shown["settings"];
+    assert_eq!(settings["permissions"]["defaultMode"], json!("plan"));
+    assert_eq!(
+        settings["permissions"]["allow"],
+        json!(["Bash(echo:*)", "Bash(ls:*)"])
+    );
+    assert_eq!(
+        settings["permissions"]["deny"],
+        json!(["Bash(echo secret:*)"])
+    );
+    assert_eq!(settings["bash"]["defaultTimeoutMs"], json!(1000));
+    assert_eq!(shown["ignored"], json!(["model"]));
+    let sources = shown["sources"].as_array().unwrap();
+    let from = |rule: &str| {
+        sources
+            .iter()
+            .find(|s| s["rule"] == json!(rule))
+            .map(|s| s["file"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(
+        from("Bash(echo:*)").unwrap(),
+        expected[0].display().to_string()
+    );
+    assert_eq!(
+        from("Bash(echo secret:*)").unwrap(),
+        expected[1].display().to_string()
+    );
+    // A deny anywhere wins over an allow elsewhere.
+    let decision = run(&[
+        "policy",
+        "check",
+        "bash",
+        r#"{"command": "echo secret stuff"}"#,
+        "--mode",
+        "default",
+    ]);
+    assert_eq!(decision["decision"], json!("deny"), "{decision}");
+    // --settings goes on top; --no-user-settings and --settings-only leave files out.
+    let extra = extra.to_str().unwrap();
+    let on_top = run(&["settings", "--settings", extra]);
+    assert_eq!(on_top["files"].as_array().unwrap().len(), 4);
+    assert_eq!(on_top["settings"]["bash"]["defaultTimeoutMs"], json!(2000));
+    let no_user = run(&["settings", "--no-user-settings"]);
+    assert_eq!(no_user["files"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        no_user["settings"]["permissions"]["allow"],
+        json!(["Bash(ls:*)"])
+    );
+    let only = run(&["settings", "--settings-only", "--settings", extra]);
+    assert_eq!(only["files"], json!([extra]));
+    let _ = std::fs::remove_dir_all(&root);
 }

@@ -50,6 +50,8 @@ async fn start_with<C: ClientHandler>(
     let settings = dir.join("settings.json");
     std::fs::write(&settings, SETTINGS).unwrap();
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+    // Never the real home: no user settings.
+    command.env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config");
     command
         .arg("mcp")
         .arg("--settings")
@@ -447,6 +449,8 @@ fn plain_server(dir: &Path, stdin: std::process::Stdio) -> std::process::Child {
     let settings = dir.join("settings.json");
     std::fs::write(&settings, SETTINGS).unwrap();
     std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        // Never the real home: no user settings.
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
         .arg("mcp")
         .arg("--settings")
         .arg(&settings)

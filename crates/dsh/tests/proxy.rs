@@ -125,6 +125,8 @@ impl Proxy {
         let settings_file = dir.path("settings.json");
         std::fs::write(&settings_file, settings.to_string()).unwrap();
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+        // Never the real home: no user settings.
+        command.env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config");
         command
             .arg("mcp")
             .arg("--settings")
@@ -692,6 +694,8 @@ async fn a_name_claimed_twice_is_a_start_up_error_naming_both() {
     let fixture = upstream_binary().display().to_string();
     // An upstream tool named like a built-in one.
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        // Never the real home: no user settings.
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
         .args([
             "mcp",
             "--name",
@@ -721,6 +725,8 @@ async fn a_name_claimed_twice_is_a_start_up_error_naming_both() {
     )
     .unwrap();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        // Never the real home: no user settings.
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
         .arg("mcp")
         .arg("--mcp-config")
         .arg(&config)
@@ -748,6 +754,8 @@ async fn a_name_claimed_twice_is_a_start_up_error_naming_both() {
 
     // Two servers of one name.
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        // Never the real home: no user settings.
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
         .arg("mcp")
         .arg("--mcp-config")
         .arg(&config)
@@ -838,6 +846,8 @@ async fn every_upstream_process_is_gone_when_the_session_ends() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_that_cannot_start_is_a_start_up_error() {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        // Never the real home: no user settings.
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
         .args(["mcp", "--name", "nope", "--", "/nonexistent/server"])
         .stdin(Stdio::null())
         .output()
@@ -849,6 +859,8 @@ async fn an_upstream_that_cannot_start_is_a_start_up_error() {
 
     // One that is not an MCP server at all: it prints garbage and exits.
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        // Never the real home: no user settings.
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
         .args([
             "mcp",
             "--name",
@@ -880,6 +892,8 @@ async fn results_reach_a_stateless_client_of_a_legacy_upstream() {
     let settings_file = dir.path("settings.json");
     std::fs::write(&settings_file, allow_fx().to_string()).unwrap();
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+    // Never the real home: no user settings.
+    command.env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config");
     command
         .arg("mcp")
         .arg("--settings")
@@ -952,6 +966,8 @@ async fn names_that_would_pass_for_ours_or_another_servers_are_refused() {
     let fixture = upstream_binary().display().to_string();
     let run = |name: &str, extra: &str, builtin: bool| {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
+        // Never the real home: no user settings.
+        command.env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config");
         command.arg("mcp");
         if !builtin {
             command.arg("--no-builtin");
