@@ -150,7 +150,8 @@
 //! | 4 | an `ask` rule matching any view → ask | session allow → allow | |
 //! | 5 | an `allow` rule matching the looked-through command² → allow | `ask` `Edit`/`Write` rule → ask | |
 //! | 6 | otherwise the mode | `allow` `Edit`/`Write` rule → allow | |
-//! | 7 | | acceptEdits and inside the working directory → allow; otherwise the mode | |
+//! | 7 | | into a protected directory ([`PROTECTED_DIRS`]) in acceptEdits or bypassPermissions → ask | |
+//! | 8 | | acceptEdits and inside the working directories → allow; otherwise the mode | |
 //!
 //! ¹ Views: the command as written (with assignments and wrappers), each step
 //! of looking through, and `rm` for `/bin/rm`. ² For `sudo`/`doas` or a
@@ -172,7 +173,12 @@
 //! read-only by [`READ_ONLY_COMMANDS`] (anything else is `PLAN_MODE`:
 //! [`PLAN_MODE_MESSAGE`]), `dontAsk` denies (read-only tools still run;
 //! what an `ask` rule matches is denied too, as nobody may be asked),
-//! `bypassPermissions` allows. Something we cannot analyse is never allowed
+//! `bypassPermissions` allows. Edits into `.git`, `.claude`, `.vscode` or
+//! `.idea` (anywhere in the path; `.claude/commands`, `.claude/agents` and
+//! `.claude/skills` exempt) are still asked about in `acceptEdits` and
+//! `bypassPermissions`, as Claude Code protects them: what is in them
+//! configures what runs (git hooks, `core.fsmonitor`, editor tasks). An
+//! explicit allow rule for the path still allows. Something we cannot analyse is never allowed
 //! by a mode or by an allow rule — not even a tool-wide `allow Bash`.
 //!
 //! ### Edits and redirections
@@ -297,7 +303,7 @@ pub use approval::{ApprovalAnswer, ApprovalRequest, ApproveAll, Approver, FnAppr
 pub use middleware::PermissionMiddleware;
 pub use policy::{
     Decision, Evaluation, Mode, Origin, PartEvaluation, PartKind, PermissionPolicy, UnknownMode,
-    DEFAULT_EDIT_TOOLS, PLAN_MODE_MESSAGE,
+    DEFAULT_EDIT_TOOLS, PLAN_MODE_MESSAGE, PROTECTED_DIRS,
 };
 pub use readonly::{is_read_only_command, READ_ONLY_COMMANDS};
 pub use rule::{PermissionRules, Rule, RuleError, RuleList};

@@ -434,6 +434,11 @@ impl PermissionPolicy {
             if read_only {
                 return Outcome::mode(Decision::Allow, format!("{tool} is read-only"));
             }
+            if is_edit {
+                if let Some(o) = path.as_deref().and_then(|p| self.protected_edit(p, &subject)) {
+                    return o;
+                }
+            }
             if self.mode == Mode::AcceptEdits && is_edit {
                 if let Some(p) = &path {
                     if self.in_working_dirs(p) {
@@ -644,6 +649,9 @@ impl PermissionPolicy {
         if let Some(o) = self.first_match(RuleList::Allow, &edit_rule, &subject) {
             return o;
         }
+        if let Some(o) = self.protected_edit(&target, &subject) {
+            return o.with_grant(Some(grant.clone()), Some(grant));
+        }
         if self.mode == Mode::AcceptEdits && self.in_working_dirs(&target) {
             return Outcome::mode(
                 Decision::Allow,
@@ -721,6 +729,23 @@ impl PermissionPolicy {
         Verdict::from_outcomes(outcomes)
     }
 
+    /// An edit a mode that allows edits still asks about: one into a
+    /// directory whose files configure what runs (`.git` hooks and config,
+    /// `.claude`, `.vscode`, `.idea`), as Claude Code protects them.
+    fn protected_edit(&self, target: &Path, subject: &str) -> Option<Outcome> {
+        if !matches!(self.mode, Mode::AcceptEdits | Mode::BypassPermissions) {
+            return None;
+        }
+        let dir = protected_dir(target)?;
+        Some(Outcome::mode(
+            Decision::Ask,
+            format!(
+                "{subject}: {dir} is a protected directory (what is in it configures what runs); asked even in mode {}",
+                self.mode
+            ),
+        ))
+    }
+
     fn unmatched(&self, subject: &str) -> Outcome {
         let (decision, verb) = match self.mode {
             Mode::Default | Mode::AcceptEdits | Mode::Plan => (Decision::Ask, "asks about"),
@@ -735,6 +760,40 @@ impl PermissionPolicy {
             ),
         )
     }
+}
+
+/// Directories whose files configure what runs, protected from edits that
+/// a mode allows unasked; Claude Code's list, with its exemptions.
+pub const PROTECTED_DIRS: &[&str] = &[".git", ".claude", ".vscode", ".idea"];
+
+/// Under `.claude`, what Claude Code lets modes edit.
+const PROTECTED_EXEMPT: &[&str] = &["commands", "agents", "skills"];
+
+/// The protected directory `path` lies in, if any.
+fn protected_dir(path: &Path) -> Option<&'static str> {
+    let parts: Vec<&std::ffi::OsStr> = path
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    // The last component is the file itself: a file named `.git` (a
+    // worktree's pointer) is protected too.
+    for (i, name) in parts.iter().enumerate() {
+        let Some(dir) = PROTECTED_DIRS.iter().find(|d| *name == **d) else {
+            continue;
+        };
+        if *dir == ".claude"
+            && parts
+                .get(i + 1)
+                .is_some_and(|next| PROTECTED_EXEMPT.iter().any(|e| *next == *e))
+        {
+            continue;
+        }
+        return Some(dir);
+    }
+    None
 }
 
 /// Whether a bash deny or ask rule names a simple command: the command as

@@ -680,7 +680,6 @@ fn corpus() -> Vec<Case> {
         ("git log --output=log.txt", true),
         ("git diff --out=/etc/x", false),
         ("git format-patch -o patches HEAD~1", true),
-        ("git config core.pager 'sh -c id'", true),
         ("tree -ao out.txt", true),
         ("tree -aoout.txt", true),
         ("sort -no sorted.txt in.txt", true),
@@ -698,6 +697,18 @@ fn corpus() -> Vec<Case> {
         v.push(c(cmd, Tools, D, if inside { Ask } else { Deny }));
         v.push(c(cmd, Tools, P, Deny));
         v.push(c(cmd, Tools, AE, if inside { Allow } else { Deny }));
+    }
+    // A write into .git (its config, its hooks) is never an edit inside the
+    // working directory: even acceptEdits and bypassPermissions ask.
+    for cmd in [
+        "git config core.pager 'sh -c id'",
+        "git config core.fsmonitor ./x",
+        "echo x > .git/hooks/pre-commit",
+    ] {
+        v.push(c(cmd, Tools, D, Ask));
+        v.push(c(cmd, Tools, P, Deny));
+        v.push(c(cmd, Tools, AE, Ask));
+        v.push(c(cmd, Tools, BP, Ask));
     }
     // The everyday forms of the same programs stay allowed.
     for cmd in [

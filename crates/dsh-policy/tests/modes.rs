@@ -326,3 +326,45 @@ fn a_proxied_tool_is_never_taken_for_our_shell_or_an_edit_tool() {
         Ask
     );
 }
+
+#[test]
+fn protected_directories_are_asked_about_in_the_modes_that_allow_edits() {
+    use Decision::*;
+    let none = ToolAnnotations::default();
+    let bash = |p: &PermissionPolicy, command: &str| {
+        p.check("bash", &json!({ "command": command })).decision
+    };
+    let bypass = policy(&[], &[], &[], Mode::BypassPermissions);
+    for command in [
+        "echo x > .git/hooks/pre-commit",
+        "echo x > /work/proj/.git/config",
+        "echo x > .claude/settings.json",
+        "echo x > sub/.vscode/tasks.json",
+        "echo x > .idea/workspace.xml",
+    ] {
+        assert_eq!(bash(&bypass, command), Ask, "{command}");
+    }
+    // Claude Code's exemptions, and everything else.
+    for command in [
+        "echo x > .claude/commands/review.md",
+        "echo x > .claude/agents/a.md",
+        "echo x > .claude/skills/s.md",
+        "echo x > src/.gitignore",
+        "echo x > notes/git/x",
+    ] {
+        assert_eq!(bash(&bypass, command), Allow, "{command}");
+    }
+    // acceptEdits: a write into .git is never an edit inside the working directory.
+    let edits = policy(&["Bash(echo:*)"], &[], &[], Mode::AcceptEdits);
+    assert_eq!(bash(&edits, "echo x > src/a.rs"), Allow);
+    assert_eq!(bash(&edits, "echo x > .git/config"), Ask);
+    // File-edit tools too.
+    let args = json!({"file_path": "/work/proj/.vscode/settings.json"});
+    assert_eq!(bypass.check_annotated("write", &args, &none).decision, Ask);
+    assert_eq!(edits.check_annotated("write", &args, &none).decision, Ask);
+    let args = json!({"file_path": "/work/proj/src/main.rs"});
+    assert_eq!(edits.check_annotated("write", &args, &none).decision, Allow);
+    // An explicit allow rule for the path is the user's own answer.
+    let allowed = policy(&["Edit(.git/hooks/**)"], &[], &[], Mode::BypassPermissions);
+    assert_eq!(bash(&allowed, "echo x > .git/hooks/pre-commit"), Allow);
+}
