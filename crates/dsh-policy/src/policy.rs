@@ -435,7 +435,10 @@ impl PermissionPolicy {
                 return Outcome::mode(Decision::Allow, format!("{tool} is read-only"));
             }
             if is_edit {
-                if let Some(o) = path.as_deref().and_then(|p| self.protected_edit(p, &subject)) {
+                if let Some(o) = path
+                    .as_deref()
+                    .and_then(|p| self.protected_edit(p, &subject))
+                {
                     return o;
                 }
             }
