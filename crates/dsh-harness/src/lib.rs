@@ -91,6 +91,7 @@ pub struct PipelineOptions {
     add_dirs: Vec<PathBuf>,
     no_user_settings: bool,
     settings_only: bool,
+    remember_always: bool,
 }
 
 impl PipelineOptions {
@@ -140,6 +141,14 @@ impl PipelineOptions {
         self
     }
 
+    /// Writes *allow always* and *reject always* answers as rules to the
+    /// project's `.claude/settings.local.json`, as Claude Code does, so the
+    /// next run honours them (off: they last the session).
+    pub fn remember_always(mut self, remember: bool) -> Self {
+        self.remember_always = remember;
+        self
+    }
+
     /// Registers no first-party tool (`dsh mcp --no-builtin`: the
     /// upstreams' tools alone, behind the same middleware).
     pub fn without_builtin_tools(mut self, without: bool) -> Self {
@@ -176,12 +185,12 @@ impl Pipeline {
     /// A [`HarnessError`] naming the settings key, rule, directory or mode at fault.
     pub fn build(options: &PipelineOptions) -> Result<Pipeline, HarnessError> {
         let cwd = resolve_cwd(options.cwd.as_deref())?;
+        let user = (!options.no_user_settings)
+            .then(user_settings_dir)
+            .flatten();
         let mut files = if options.settings_only {
             Vec::new()
         } else {
-            let user = (!options.no_user_settings)
-                .then(user_settings_dir)
-                .flatten();
             dsh_policy::discover(&cwd, user.as_deref())
         };
         files.extend(options.settings.iter().cloned());
@@ -222,6 +231,20 @@ impl Pipeline {
                 .with_additional_directories(&extra_dirs),
         );
         registry.use_middleware(permissions.clone());
+        if options.remember_always {
+            let local = dsh_policy::project_claude_dir(&cwd, user.as_deref())
+                .unwrap_or_else(|| cwd.join(".claude"))
+                .join("settings.local.json");
+            permissions.set_remember(Some(Arc::new(move |list, rule| {
+                use std::io::Write;
+                // The rule holds for the session either way; say where it did not stick.
+                let said = match dsh_policy::remember_rule(&local, list, rule) {
+                    Ok(()) => format!("dsh: {rule} saved to {}", local.display()),
+                    Err(e) => format!("dsh: {rule} holds for this session only: {e}"),
+                };
+                let _ = writeln!(std::io::stderr(), "{said}");
+            })));
+        }
         Ok(Pipeline {
             registry,
             permissions,

@@ -27,7 +27,12 @@ impl Drop for TempDir {
 #[test]
 fn the_first_party_tools_are_registered_in_order() {
     let dir = TempDir::new("tools");
-    let pipeline = Pipeline::build(&PipelineOptions::default().cwd(&dir.0)).unwrap();
+    let pipeline = Pipeline::build(
+        &PipelineOptions::default()
+            .no_user_settings(true)
+            .cwd(&dir.0),
+    )
+    .unwrap();
     let names: Vec<String> = pipeline
         .registry()
         .schemas(Dialect::Mcp)
@@ -47,8 +52,13 @@ async fn the_settings_rules_and_the_mode_override_apply_to_calls() {
         r#"{"permissions": {"allow": ["Bash(echo:*)"], "deny": ["Bash(rm:*)"]}}"#,
     )
     .unwrap();
-    let pipeline =
-        Pipeline::build(&PipelineOptions::default().settings(&settings).cwd(&dir.0)).unwrap();
+    let pipeline = Pipeline::build(
+        &PipelineOptions::default()
+            .no_user_settings(true)
+            .settings(&settings)
+            .cwd(&dir.0),
+    )
+    .unwrap();
     let allowed = pipeline
         .registry()
         .execute(ToolExecution::new(
@@ -81,6 +91,7 @@ async fn the_settings_rules_and_the_mode_override_apply_to_calls() {
 
     let plan = Pipeline::build(
         &PipelineOptions::default()
+            .no_user_settings(true)
             .settings(&settings)
             .cwd(&dir.0)
             .mode(Mode::Plan),
@@ -100,7 +111,12 @@ async fn the_settings_rules_and_the_mode_override_apply_to_calls() {
 #[tokio::test]
 async fn ask_fails_closed_until_an_approver_is_set() {
     let dir = TempDir::new("ask");
-    let pipeline = Pipeline::build(&PipelineOptions::default().cwd(&dir.0)).unwrap();
+    let pipeline = Pipeline::build(
+        &PipelineOptions::default()
+            .no_user_settings(true)
+            .cwd(&dir.0),
+    )
+    .unwrap();
     let call = || ToolExecution::new("c1", "bash", json!({"command": "touch made"}));
     let closed = pipeline.registry().execute(call()).await;
     assert_eq!(closed.code(), Some(ErrorCode::ApprovalUnavailable));
@@ -115,19 +131,79 @@ async fn ask_fails_closed_until_an_approver_is_set() {
 fn errors_name_what_to_fix() {
     let dir = TempDir::new("errors");
     let missing = dir.0.join("nope");
-    let err = Pipeline::build(&PipelineOptions::default().cwd(&missing))
-        .err()
-        .unwrap();
+    let err = Pipeline::build(
+        &PipelineOptions::default()
+            .no_user_settings(true)
+            .cwd(&missing),
+    )
+    .err()
+    .unwrap();
     assert!(matches!(err, HarnessError::Cwd { .. }));
     assert!(err.to_string().contains("nope"), "{err}");
 
     let settings = dir.0.join("bad.json");
     std::fs::write(&settings, r#"{"permisions": {}}"#).unwrap();
-    let err = Pipeline::build(&PipelineOptions::default().settings(&settings).cwd(&dir.0))
-        .err()
-        .unwrap();
+    let err = Pipeline::build(
+        &PipelineOptions::default()
+            .no_user_settings(true)
+            .settings(&settings)
+            .cwd(&dir.0),
+    )
+    .err()
+    .unwrap();
     assert!(err.to_string().contains("permisions"), "{err}");
 
-    let err = PipelineOptions::default().mode_name("yolo").err().unwrap();
+    let err = PipelineOptions::default()
+        .no_user_settings(true)
+        .mode_name("yolo")
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("yolo"), "{err}");
+}
+
+#[tokio::test]
+async fn an_always_answer_is_saved_to_the_projects_local_settings_and_honoured_next_run() {
+    use dsh_policy::{ApprovalAnswer, FnApprover};
+    let dir = TempDir::new("remember");
+    std::fs::create_dir_all(dir.0.join(".git")).unwrap();
+    let options = || {
+        PipelineOptions::default()
+            .no_user_settings(true)
+            .cwd(&dir.0)
+    };
+    let first = Pipeline::build(&options().remember_always(true)).unwrap();
+    first.set_approver(Some(Arc::new(FnApprover(|_| async {
+        ApprovalAnswer::AllowAlways
+    }))));
+    let args = json!({"command": "true"});
+    assert_eq!(first.check("bash", &args).decision, Decision::Ask);
+    let result = first
+        .registry()
+        .execute(ToolExecution::new("1", "bash", args.clone()))
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    let local = dir.0.join(".claude/settings.local.json");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
+    assert_eq!(saved["permissions"]["allow"], json!(["Bash(true)"]));
+    // The next run reads it: no question.
+    let next = Pipeline::build(&options()).unwrap();
+    assert_eq!(next.check("bash", &args).decision, Decision::Allow);
+    // Without remembering, an answer lasts the session only.
+    let dir2 = TempDir::new("remember-not");
+    let session = Pipeline::build(
+        &PipelineOptions::default()
+            .no_user_settings(true)
+            .cwd(&dir2.0),
+    )
+    .unwrap();
+    session.set_approver(Some(Arc::new(FnApprover(|_| async {
+        ApprovalAnswer::AllowAlways
+    }))));
+    let result = session
+        .registry()
+        .execute(ToolExecution::new("2", "bash", args.clone()))
+        .await;
+    assert!(!result.is_error);
+    assert!(!dir2.0.join(".claude").exists());
 }

@@ -300,14 +300,16 @@ mod settings;
 mod shell;
 
 pub use approval::{ApprovalAnswer, ApprovalRequest, ApproveAll, Approver, FnApprover};
-pub use middleware::PermissionMiddleware;
+pub use middleware::{PermissionMiddleware, RememberRule};
 pub use policy::{
     Decision, Evaluation, Mode, Origin, PartEvaluation, PartKind, PermissionPolicy, UnknownMode,
     DEFAULT_EDIT_TOOLS, PLAN_MODE_MESSAGE, PROTECTED_DIRS,
 };
 pub use readonly::{is_read_only_command, READ_ONLY_COMMANDS};
 pub use rule::{PermissionRules, Rule, RuleError, RuleList};
-pub use settings::{discover, RuleSource, CLAUDE_CODE_IGNORED_KEYS};
+pub use settings::{
+    discover, project_claude_dir, remember_rule, RuleSource, CLAUDE_CODE_IGNORED_KEYS,
+};
 pub use settings::{
     BashSettings, HookCommand, HookEvent, HookMatcher, HookSettings, McpSettings,
     PermissionSettings, SandboxMode, SandboxSettings, Settings, SettingsError, SettingsErrorKind,

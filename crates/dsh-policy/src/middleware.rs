@@ -31,6 +31,20 @@ pub struct PermissionMiddleware {
 struct State {
     policy: RwLock<PermissionPolicy>,
     approver: RwLock<Option<Arc<dyn Approver>>>,
+    remember: RwLock<Option<RememberRule>>,
+}
+
+/// Where *allow always* and *reject always* answers are kept beyond the
+/// session (a settings file); called with each rule the answer adds.
+pub type RememberRule = Arc<dyn Fn(RuleList, &Rule) + Send + Sync>;
+
+fn remember(state: &State, list: RuleList, rules: &[Rule]) {
+    let store = read(&state.remember).clone();
+    if let Some(store) = store {
+        for rule in rules {
+            store(list, rule);
+        }
+    }
 }
 
 fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
@@ -48,6 +62,7 @@ impl PermissionMiddleware {
             state: Arc::new(State {
                 policy: RwLock::new(policy),
                 approver: RwLock::new(None),
+                remember: RwLock::new(None),
             }),
         }
     }
@@ -61,6 +76,11 @@ impl PermissionMiddleware {
     /// Sets or removes the approver.
     pub fn set_approver(&self, approver: Option<Arc<dyn Approver>>) {
         *write(&self.state.approver) = approver;
+    }
+
+    /// Keeps *always* answers beyond the session too (`None`: in memory only).
+    pub fn set_remember(&self, remember: Option<RememberRule>) {
+        *write(&self.state.remember) = remember;
     }
 
     /// The current mode.
@@ -171,6 +191,7 @@ impl Middleware for PermissionMiddleware {
                 ApprovalAnswer::Unavailable => Err(unavailable(&verdict)),
                 ApprovalAnswer::AllowOnce => Ok(next.run(exec).await),
                 ApprovalAnswer::AllowAlways => {
+                    remember(&state, RuleList::Allow, &verdict.grants);
                     {
                         let mut policy = write(&state.policy);
                         for rule in verdict.grants {
@@ -187,6 +208,7 @@ impl Middleware for PermissionMiddleware {
                     ),
                 )),
                 ApprovalAnswer::RejectAlways => {
+                    remember(&state, RuleList::Deny, &verdict.denials);
                     {
                         let mut policy = write(&state.policy);
                         for rule in verdict.denials {

@@ -31,7 +31,7 @@
 //! `deniedMcpServers` are refused until the proxy honours them.
 
 use crate::policy::{Mode, PermissionPolicy};
-use crate::rule::{PermissionRules, Rule};
+use crate::rule::{PermissionRules, Rule, RuleList};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -748,22 +748,95 @@ pub fn discover(cwd: &Path, user_dir: Option<&Path>) -> Vec<PathBuf> {
     if let Some(dir) = user_dir {
         files.push(dir.join("settings.json"));
     }
-    let mut dir = Some(cwd);
-    while let Some(here) = dir {
-        let claude = here.join(".claude");
-        // The user's own directory is not a project's.
-        if claude.is_dir() && Some(claude.as_path()) != user_dir {
-            files.push(claude.join("settings.json"));
-            files.push(claude.join("settings.local.json"));
-            break;
-        }
-        if here.join(".git").exists() {
-            break;
-        }
-        dir = here.parent();
+    if let Some(claude) = project_claude_dir(cwd, user_dir) {
+        files.push(claude.join("settings.json"));
+        files.push(claude.join("settings.local.json"));
     }
     files.retain(|f| f.is_file());
     files
+}
+
+/// The project's `.claude` directory: the first from `cwd` upwards, up to
+/// the repository root, that is not the user's own (`user_dir`).
+pub fn project_claude_dir(cwd: &Path, user_dir: Option<&Path>) -> Option<PathBuf> {
+    let mut dir = Some(cwd);
+    while let Some(here) = dir {
+        let claude = here.join(".claude");
+        if claude.is_dir() && Some(claude.as_path()) != user_dir {
+            return Some(claude);
+        }
+        if here.join(".git").exists() {
+            return None;
+        }
+        dir = here.parent();
+    }
+    None
+}
+
+/// Adds `rule` to `permissions.allow` (or `ask`, `deny`) of the settings
+/// file `file` — creating it, and its directory, if needed — keeping every
+/// other key. The file is replaced whole (written beside it, then renamed).
+///
+/// # Errors
+/// The file cannot be read, is not a JSON object, or cannot be written.
+pub fn remember_rule(file: &Path, list: RuleList, rule: &Rule) -> Result<(), SettingsError> {
+    let io = |what: &str, e: std::io::Error| SettingsError {
+        kind: SettingsErrorKind::Io,
+        file: Some(file.to_owned()),
+        key: None,
+        message: format!("cannot {what} the settings file: {e}"),
+    };
+    let mut root = match std::fs::read_to_string(file) {
+        Ok(text) => {
+            serde_json::from_str::<serde_json::Value>(&text).map_err(|e| SettingsError {
+                kind: SettingsErrorKind::Invalid,
+                file: Some(file.to_owned()),
+                key: None,
+                message: format!("not valid JSON: {e}"),
+            })?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
+        Err(e) => return Err(io("read", e)),
+    };
+    let key = match list {
+        RuleList::Allow => "allow",
+        RuleList::Ask => "ask",
+        RuleList::Deny => "deny",
+    };
+    let Some(object) = root.as_object_mut() else {
+        return Err(SettingsError::new(
+            SettingsErrorKind::Invalid,
+            None,
+            "must be a JSON object".into(),
+        ));
+    };
+    let permissions = object
+        .entry("permissions")
+        .or_insert_with(|| serde_json::json!({}));
+    let Some(permissions) = permissions.as_object_mut() else {
+        return Err(invalid("permissions", "must be a JSON object"));
+    };
+    let rules = permissions
+        .entry(key)
+        .or_insert_with(|| serde_json::json!([]));
+    let Some(rules) = rules.as_array_mut() else {
+        return Err(invalid(
+            format!("permissions.{key}"),
+            "must be an array of rules",
+        ));
+    };
+    let text = serde_json::Value::String(rule.as_str().to_owned());
+    if !rules.contains(&text) {
+        rules.push(text);
+    }
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| io("create the directory of", e))?;
+    }
+    let mut body = serde_json::to_string_pretty(&root).unwrap_or_default();
+    body.push('\n');
+    let partial = file.with_extension("json.partial");
+    std::fs::write(&partial, body).map_err(|e| io("write", e))?;
+    std::fs::rename(&partial, file).map_err(|e| io("replace", e))
 }
 
 impl Settings {

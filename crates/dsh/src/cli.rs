@@ -168,6 +168,10 @@ pub struct PipelineOptions {
     /// Read only the --settings file, none of the files Claude Code reads
     #[arg(long)]
     pub settings_only: bool,
+    /// Keep "allow always" and "reject always" answers given at the terminal
+    /// for this run only, instead of saving them to .claude/settings.local.json
+    #[arg(long)]
+    pub session_only: bool,
     /// The permission mode, instead of the settings' defaultMode
     #[arg(
         long,

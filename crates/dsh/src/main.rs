@@ -358,7 +358,9 @@ fn build_pipeline_with(
     }
     harness = harness
         .no_user_settings(options.no_user_settings)
-        .settings_only(options.settings_only);
+        .settings_only(options.settings_only)
+        // A person's answer at the terminal is kept as Claude Code keeps it.
+        .remember_always(matches!(approval, Approval::Terminal) && !options.session_only);
     for dir in &options.add_dir {
         harness = harness.add_dir(dir);
     }
