@@ -218,17 +218,11 @@ impl Pipeline {
                 settings.ignored.join(", ")
             );
         }
-        let extra_dirs: Vec<PathBuf> = settings
-            .permissions
-            .additional_directories
-            .iter()
-            .map(PathBuf::from)
-            .chain(options.add_dirs.iter().cloned())
-            .collect();
+        // The settings' additionalDirectories, then --add-dir.
         let permissions = PermissionMiddleware::new(
             settings
                 .policy(cwd.clone(), Some(mode))
-                .with_additional_directories(&extra_dirs),
+                .with_additional_directories(&options.add_dirs),
         );
         registry.use_middleware(permissions.clone());
         if options.remember_always {

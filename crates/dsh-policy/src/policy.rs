@@ -241,17 +241,18 @@ impl PermissionPolicy {
 
     /// More directories where, in `acceptEdits`, edits are allowed as inside
     /// the working directory (Claude Code's `additionalDirectories`); a
-    /// relative one is taken from the working directory.
+    /// relative one is taken from the working directory. Adds to those
+    /// given before.
     pub fn with_additional_directories<I, P>(mut self, dirs: I) -> Self
     where
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
         let cwd = self.cwd.clone();
-        self.extra_dirs = dirs
-            .into_iter()
-            .map(|d| path::absolute(&d.as_ref().to_string_lossy(), &cwd))
-            .collect();
+        self.extra_dirs.extend(
+            dirs.into_iter()
+                .map(|d| path::absolute(&d.as_ref().to_string_lossy(), &cwd)),
+        );
         self
     }
 
