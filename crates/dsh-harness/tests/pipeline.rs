@@ -175,7 +175,8 @@ async fn an_always_answer_is_saved_to_the_projects_local_settings_and_honoured_n
     first.set_approver(Some(Arc::new(FnApprover(|_| async {
         ApprovalAnswer::AllowAlways
     }))));
-    let args = json!({"command": "true"});
+    // Not read-only, so asked; the grant for the command covers its write.
+    let args = json!({"command": "touch made"});
     assert_eq!(first.check("bash", &args).decision, Decision::Ask);
     let result = first
         .registry()
@@ -185,7 +186,8 @@ async fn an_always_answer_is_saved_to_the_projects_local_settings_and_honoured_n
     let local = dir.0.join(".claude/settings.local.json");
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
-    assert_eq!(saved["permissions"]["allow"], json!(["Bash(true)"]));
+    assert_eq!(saved["permissions"]["allow"], json!(["Bash(touch made)"]));
+    assert!(dir.0.join("made").exists());
     // The next run reads it: no question.
     let next = Pipeline::build(&options()).unwrap();
     assert_eq!(next.check("bash", &args).decision, Decision::Allow);

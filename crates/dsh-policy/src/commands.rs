@@ -376,29 +376,29 @@ pub(crate) fn effects(name: &str, args: &[Arg]) -> Vec<Effect> {
 }
 
 /// How a program's options are spelled: which take a value.
-struct Spec {
+pub(crate) struct Spec {
     /// Short options that take a value (the rest of the bundle or the next word).
-    short_valued: &'static str,
+    pub(crate) short_valued: &'static str,
     /// Short options whose value can only be attached (`-i.bak`).
-    short_optional: &'static str,
+    pub(crate) short_optional: &'static str,
     /// Long options (without `--`) that take a value.
-    long_valued: &'static [&'static str],
+    pub(crate) long_valued: &'static [&'static str],
     /// Long options whose value can only be attached (`--in-place=.bak`).
-    long_optional: &'static [&'static str],
+    pub(crate) long_optional: &'static [&'static str],
 }
 
 /// One option as given.
 #[derive(Debug)]
-struct Given {
+pub(crate) struct Given {
     /// `Short('o')` or the long name as written (maybe abbreviated).
-    short: Option<char>,
-    long: Option<String>,
-    value: Option<Arg>,
+    pub(crate) short: Option<char>,
+    pub(crate) long: Option<String>,
+    pub(crate) value: Option<Arg>,
 }
 
 impl Given {
     /// Whether this is the short option `c` or (an abbreviation of) one of `longs`.
-    fn is(&self, shorts: &str, longs: &[&str]) -> bool {
+    pub(crate) fn is(&self, shorts: &str, longs: &[&str]) -> bool {
         match (&self.short, &self.long) {
             (Some(c), _) => shorts.contains(*c),
             (_, Some(l)) => longs.iter().any(|n| abbreviates(l, n)),
@@ -409,11 +409,11 @@ impl Given {
 
 /// Options and operands as getopt_long would read them.
 #[derive(Debug, Default)]
-struct Scan<'a> {
-    options: Vec<Given>,
-    operands: Vec<&'a Arg>,
+pub(crate) struct Scan<'a> {
+    pub(crate) options: Vec<Given>,
+    pub(crate) operands: Vec<&'a Arg>,
     /// A word the analysis cannot see that could be an option.
-    unknown: bool,
+    pub(crate) unknown: bool,
 }
 
 /// Whether `written` (a long option name as given) may stand for `name`.
@@ -432,7 +432,7 @@ fn may_be_option(a: &Arg) -> bool {
     })
 }
 
-fn scan<'a>(args: &'a [Arg], spec: &Spec) -> Scan<'a> {
+pub(crate) fn scan<'a>(args: &'a [Arg], spec: &Spec) -> Scan<'a> {
     let mut out = Scan::default();
     let mut i = 0;
     while i < args.len() {
@@ -550,7 +550,7 @@ fn write_options(
         .collect()
 }
 
-const RG: Spec = Spec {
+pub(crate) const RG: Spec = Spec {
     short_valued: "ABCeEfgjmMrtTd",
     short_optional: "",
     long_valued: &[
@@ -592,7 +592,7 @@ const RG: Spec = Spec {
     long_optional: &[],
 };
 
-const FD: Spec = Spec {
+pub(crate) const FD: Spec = Spec {
     short_valued: "edtEjxXcS",
     short_optional: "",
     long_valued: &[
@@ -1408,7 +1408,7 @@ fn tar(args: &[Arg]) -> Vec<Effect> {
 
 // ---------------------------------------------------------------- sed and awk
 
-const SED: Spec = Spec {
+pub(crate) const SED: Spec = Spec {
     short_valued: "efl",
     short_optional: "i",
     long_valued: &["expression", "file", "line-length"],
@@ -1483,7 +1483,7 @@ fn sed(args: &[Arg]) -> Vec<Effect> {
     out
 }
 
-const AWK: Spec = Spec {
+pub(crate) const AWK: Spec = Spec {
     short_valued: "FvfeEiIlW",
     short_optional: "opdDL",
     long_valued: &[

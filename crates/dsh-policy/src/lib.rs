@@ -290,8 +290,10 @@
 
 mod approval;
 mod commands;
+mod files;
 mod middleware;
 mod path;
+mod places;
 mod policy;
 mod readonly;
 mod rule;

@@ -1,32 +1,53 @@
-//! Path globs for `Edit(…)`, `Read(…)` and other non-shell rules, and
-//! lexical path normalisation.
+//! Path patterns for `Read(…)`, `Edit(…)` and other non-shell rules, with
+//! Claude Code's gitignore-style anchors; lexical normalisation; and what a
+//! path is on disk at decision time (symlinks followed, globs expanded).
 
 use std::path::{Component, Path, PathBuf};
 
-/// A path glob: `*` and `?` within one path segment, `**` across segments.
+/// A path pattern, as Claude Code writes them:
 ///
-/// * `/abs/**` is absolute; `~/x` is under the home directory;
-/// * a pattern with a `/` elsewhere (`src/**`, `./x`) is relative to the
+/// * `//abs/path` is absolute;
+/// * `~/path` is under the home directory;
+/// * `/path` is relative to the settings file's project (the directory
+///   holding its `.claude`, else the file's directory; the working
+///   directory for a rule given elsewhere). A deny or ask rule matches it
+///   as an absolute path too, so a rule written in the older absolute sense
+///   (`Edit(/etc/**)`) still protects what it names;
+/// * `./path`, or `path` with a `/` before its end, is relative to the
 ///   working directory;
-/// * a pattern without `/` (`*.md`, `.env`) matches a file of that name in
-///   any directory.
+/// * `name` (no `/`, or only a trailing one) matches a file or directory of
+///   that name at any depth, and everything inside such a directory, as in
+///   a `.gitignore`.
+///
+/// `*` and `?` match within one path segment, `**` across segments.
 #[derive(Clone, Debug)]
 pub(crate) struct PathPattern {
     raw: String,
     kind: Anchor,
     /// Pattern segments (for anchored kinds, after the anchor).
     segments: Vec<String>,
+    /// For `/path`: the project of the settings file the rule came from.
+    root: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Anchor {
     Absolute,
     Home,
+    /// `/path`: relative to the settings file's project.
+    Root,
     Cwd,
-    /// Matches the file name in any directory.
+    /// Matches a path segment of that name at any depth.
     Name,
     /// An exact absolute path (no wildcards).
     Literal,
+}
+
+/// The directories a pattern's anchors stand for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Anchors<'a> {
+    pub cwd: &'a Path,
+    pub home: Option<&'a Path>,
 }
 
 impl PathPattern {
@@ -35,16 +56,20 @@ impl PathPattern {
         if raw.is_empty() {
             return Err("empty path pattern".into());
         }
-        let (kind, rest) = if let Some(rest) = raw.strip_prefix("~/") {
+        let (kind, rest) = if let Some(rest) = raw.strip_prefix("//") {
+            (Anchor::Absolute, rest)
+        } else if let Some(rest) = raw.strip_prefix("~/") {
             (Anchor::Home, rest)
         } else if raw == "~" {
             (Anchor::Home, "")
         } else if let Some(rest) = raw.strip_prefix('/') {
-            (Anchor::Absolute, rest)
-        } else if raw.contains('/') {
-            (Anchor::Cwd, raw.strip_prefix("./").unwrap_or(raw))
+            (Anchor::Root, rest)
+        } else if let Some(rest) = raw.strip_prefix("./") {
+            (Anchor::Cwd, rest)
+        } else if raw.trim_end_matches('/').contains('/') {
+            (Anchor::Cwd, raw)
         } else {
-            (Anchor::Name, raw)
+            (Anchor::Name, raw.trim_end_matches('/'))
         };
         let segments: Vec<String> = rest
             .split('/')
@@ -54,10 +79,14 @@ impl PathPattern {
         if segments.iter().any(|s| s == "..") {
             return Err("\"..\" is not allowed in a path pattern".into());
         }
+        if kind == Anchor::Name && segments.is_empty() {
+            return Err("a path pattern needs a name".into());
+        }
         Ok(PathPattern {
             raw: raw.to_owned(),
             kind,
             segments,
+            root: None,
         })
     }
 
@@ -67,43 +96,72 @@ impl PathPattern {
             raw: path.to_owned(),
             kind: Anchor::Literal,
             segments: Vec::new(),
+            root: None,
         }
     }
 
-    /// Whether the absolute, normalised `path` matches.
-    pub(crate) fn matches(&self, path: &Path, cwd: &Path, home: Option<&Path>) -> bool {
-        let names: Vec<&str> = path
-            .components()
-            .filter_map(|c| match c {
-                Component::Normal(s) => s.to_str(),
-                _ => None,
-            })
-            .collect();
-        let base: Vec<String> = match self.kind {
-            Anchor::Literal => return normalise(Path::new(&self.raw)) == path,
-            Anchor::Name => {
-                return match (names.last(), self.segments.first()) {
-                    (Some(name), Some(pat)) => segment_match(pat, name),
-                    _ => false,
-                }
-            }
-            Anchor::Absolute => Vec::new(),
-            Anchor::Cwd => to_names(cwd),
-            Anchor::Home => match home {
-                Some(h) => to_names(h),
-                None => return false,
-            },
+    /// Anchors a `/path` pattern at a settings file's project.
+    pub(crate) fn set_root(&mut self, root: &Path) {
+        if self.kind == Anchor::Root {
+            self.root = Some(normalise(root));
+        }
+    }
+
+    /// The project a `/path` pattern is anchored at, when it has one.
+    pub(crate) fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    /// Whether the absolute, normalised `path` matches. `wide` is for deny
+    /// and ask rules, which err towards matching: `/path` also as an
+    /// absolute path, and a bare name anywhere rather than only under the
+    /// working directory.
+    pub(crate) fn matches(&self, path: &Path, at: Anchors<'_>, wide: bool) -> bool {
+        let names = to_names(path);
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let under = |base: &Path| -> bool {
+            let mut full = to_names(base);
+            full.extend(self.segments.iter().cloned());
+            let full: Vec<&str> = full.iter().map(String::as_str).collect();
+            // A pattern naming a directory covers what is inside it.
+            segments_match(&full, &names)
+                || (1..names.len()).any(|n| segments_match(&full, &names[..n]))
         };
-        let mut full: Vec<&str> = base.iter().map(String::as_str).collect();
-        full.extend(self.segments.iter().map(String::as_str));
-        segments_match(&full, &names)
+        match self.kind {
+            Anchor::Literal => normalise(Path::new(&self.raw)) == path,
+            Anchor::Name => {
+                let below = if wide {
+                    &names[..]
+                } else {
+                    let base = to_names(at.cwd).len();
+                    if !path.starts_with(at.cwd) {
+                        return false;
+                    }
+                    &names[base.min(names.len())..]
+                };
+                let seg = &self.segments[0];
+                below.iter().any(|name| segment_match(seg, name))
+            }
+            Anchor::Absolute => under(Path::new("/")),
+            Anchor::Cwd => under(at.cwd),
+            Anchor::Home => at.home.is_some_and(under),
+            Anchor::Root => {
+                under(self.root.as_deref().unwrap_or(at.cwd)) || (wide && under(Path::new("/")))
+            }
+        }
+    }
+}
+
+impl PartialEq for PathPattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw && self.root == other.root
     }
 }
 
 fn to_names(p: &Path) -> Vec<String> {
     p.components()
         .filter_map(|c| match c {
-            Component::Normal(s) => s.to_str().map(str::to_owned),
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
             _ => None,
         })
         .collect()
@@ -136,7 +194,7 @@ fn segments_match(pattern: &[&str], names: &[&str]) -> bool {
 }
 
 /// Matches one segment: `*` any run of characters, `?` one character.
-fn segment_match(pattern: &str, name: &str) -> bool {
+pub(crate) fn segment_match(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = name.chars().collect();
     let (mut i, mut j) = (0usize, 0usize);
@@ -192,34 +250,171 @@ pub(crate) fn is_inside(path: &Path, dir: &Path) -> bool {
     path.starts_with(dir)
 }
 
+/// How many symbolic links one resolution follows (the kernel's limit).
+const MAX_LINKS: usize = 40;
+
+/// What the absolute path `path` (not normalised: `link/..` is the link
+/// target's parent, as the kernel sees it) is on disk now: every symbolic
+/// link followed, the last one only when `follow_last` (removing a link
+/// removes the link). Components that do not exist are taken as written.
+pub(crate) fn physical(path: &Path, follow_last: bool) -> PathBuf {
+    let mut todo: Vec<std::ffi::OsString> = Vec::new();
+    push_components(path, &mut todo);
+    let mut out = PathBuf::from("/");
+    let mut links = 0usize;
+    let mut exists = true;
+    while let Some(part) = todo.pop() {
+        if part == ".." {
+            out.pop();
+            continue;
+        }
+        out.push(&part);
+        let last = todo.is_empty();
+        if !exists || (last && !follow_last) {
+            continue;
+        }
+        match std::fs::symlink_metadata(&out) {
+            Ok(meta) if meta.file_type().is_symlink() && links < MAX_LINKS => {
+                links += 1;
+                let Ok(target) = std::fs::read_link(&out) else {
+                    continue;
+                };
+                out.pop();
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                push_components(&target, &mut todo);
+            }
+            Ok(_) => {}
+            Err(_) => exists = false,
+        }
+    }
+    out
+}
+
+/// Pushes the normal and `..` components of `path` onto a stack of
+/// components still to resolve (the first one on top).
+fn push_components(path: &Path, todo: &mut Vec<std::ffi::OsString>) {
+    let parts: Vec<std::ffi::OsString> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_owned()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    todo.extend(parts.into_iter().rev());
+}
+
+/// How many paths one glob may name before the analysis gives up on it.
+const MAX_GLOB_MATCHES: usize = 512;
+
+/// The paths a glob names now, as bash would expand it from `base` (with
+/// `*` also matching names that start with a dot, which can only find
+/// more). `None` when the glob has what this expansion does not do
+/// (`[…]`, extended globs) or names too many paths; an empty list when
+/// nothing matches (bash then passes the word as it is).
+pub(crate) fn expand_glob(pattern: &str, base: &Path) -> Option<Vec<PathBuf>> {
+    if pattern.contains(['[', ']', '(', ')', '\\']) {
+        return None;
+    }
+    let start = if pattern.starts_with('/') {
+        PathBuf::from("/")
+    } else {
+        base.to_path_buf()
+    };
+    let mut found = vec![start];
+    for seg in pattern.split('/').filter(|s| !s.is_empty()) {
+        let mut next = Vec::new();
+        for dir in &found {
+            if !seg.contains(['*', '?']) {
+                next.push(dir.join(seg));
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if segment_match(seg, &name.to_string_lossy()) {
+                    next.push(dir.join(name));
+                    if next.len() > MAX_GLOB_MATCHES {
+                        return None;
+                    }
+                }
+            }
+        }
+        found = next;
+    }
+    found.retain(|p| std::fs::symlink_metadata(p).is_ok());
+    Some(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn m(pattern: &str, path: &str) -> bool {
-        PathPattern::parse(pattern).unwrap().matches(
+        at(pattern, path, false)
+    }
+
+    fn at(pattern: &str, path: &str, wide: bool) -> bool {
+        let mut p = PathPattern::parse(pattern).unwrap();
+        p.set_root(Path::new("/work/proj"));
+        p.matches(
             Path::new(path),
-            Path::new("/work/proj"),
-            Some(Path::new("/home/u")),
+            Anchors {
+                cwd: Path::new("/work/proj/sub"),
+                home: Some(Path::new("/home/u")),
+            },
+            wide,
         )
     }
 
     #[test]
-    fn globs() {
-        assert!(m("/etc/**", "/etc/passwd"));
-        assert!(m("/etc/**", "/etc/ssh/sshd_config"));
-        assert!(!m("/etc/*", "/etc/ssh/sshd_config"));
-        assert!(m("src/**", "/work/proj/src/a/b.rs"));
-        assert!(m("./src/*.rs", "/work/proj/src/b.rs"));
+    fn anchors() {
+        assert!(m("//etc/**", "/etc/passwd"));
+        assert!(m("//etc/**", "/etc/ssh/sshd_config"));
+        // As in a .gitignore, a pattern naming a directory covers its files.
+        assert!(m("//etc/*", "/etc/ssh/sshd_config"));
+        assert!(!m("//etc/*/x", "/etc/ssh/sshd_config"));
+        assert!(
+            m("//etc/ssh", "/etc/ssh/sshd_config"),
+            "a directory covers its files"
+        );
+        // `/path` is the settings file's project, and for deny also absolute.
+        assert!(m("/src/**", "/work/proj/src/a.rs"));
+        assert!(!m("/etc/**", "/etc/passwd"));
+        assert!(at("/etc/**", "/etc/passwd", true));
+        // `./path` and `a/b` are the working directory.
+        assert!(m("./src/*.rs", "/work/proj/sub/src/b.rs"));
+        assert!(m("src/**", "/work/proj/sub/src/a/b.rs"));
         assert!(!m("src/**", "/work/other/src/b.rs"));
-        assert!(m("*.md", "/anywhere/README.md"));
-        assert!(m(".env", "/work/proj/.env"));
-        assert!(!m(".env", "/work/proj/.envrc"));
         assert!(m("~/.ssh/**", "/home/u/.ssh/id_rsa"));
-        assert!(m("/a/**/z", "/a/z"));
-        assert!(m("/a/**/z", "/a/b/c/z"));
-        assert!(m("/a/?.txt", "/a/b.txt"));
-        assert!(!m("/a/?.txt", "/a/bc.txt"));
+        assert!(m("~/.zshrc", "/home/u/.zshrc"));
+    }
+
+    #[test]
+    fn names_at_any_depth() {
+        assert!(m(".env", "/work/proj/sub/.env"));
+        assert!(m(".env", "/work/proj/sub/deep/er/.env"));
+        assert!(!m(".env", "/work/proj/sub/.envrc"));
+        assert!(m("*.pem", "/work/proj/sub/k/a.pem"));
+        assert!(m("secrets/", "/work/proj/sub/app/secrets/key"));
+        assert!(m(".git", "/work/proj/sub/.git/config"));
+        // An allow rule's bare name stays under the working directory; a
+        // deny rule's matches anywhere.
+        assert!(!m("*.md", "/etc/x.md"));
+        assert!(at("*.md", "/etc/x.md", true));
+    }
+
+    #[test]
+    fn globs() {
+        assert!(m("//a/**/z", "/a/z"));
+        assert!(m("//a/**/z", "/a/b/c/z"));
+        assert!(m("//a/?.txt", "/a/b.txt"));
+        assert!(!m("//a/?.txt", "/a/bc.txt"));
+        assert!(m("**/.env", "/work/proj/sub/x/.env"));
     }
 
     #[test]
@@ -235,5 +430,34 @@ mod tests {
             Path::new("/w")
         ));
         assert!(!is_inside(Path::new("/w2/y"), Path::new("/w")));
+    }
+
+    #[test]
+    fn symlinks_are_followed() {
+        let dir = std::env::temp_dir().join(format!("dsh-policy-path-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = dir.canonicalize().unwrap();
+        std::fs::create_dir(base.join("real")).unwrap();
+        std::fs::write(base.join("real/f"), "x").unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
+        std::os::unix::fs::symlink("real/f", base.join("rel")).unwrap();
+        assert_eq!(physical(&base.join("link/f"), true), base.join("real/f"));
+        assert_eq!(physical(&base.join("rel"), true), base.join("real/f"));
+        assert_eq!(physical(&base.join("rel"), false), base.join("rel"));
+        // `link/..` is the parent of what the link points at.
+        assert_eq!(
+            physical(&base.join("link/../real/f"), true),
+            base.join("real/f")
+        );
+        assert_eq!(
+            physical(&base.join("missing/x"), true),
+            base.join("missing/x")
+        );
+        let got = expand_glob("real/*", &base).unwrap();
+        assert_eq!(got, vec![base.join("real/f")]);
+        assert_eq!(expand_glob("*.none", &base).unwrap(), Vec::<PathBuf>::new());
+        assert!(expand_glob("[ab]", &base).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,8 +1,9 @@
 //! [`PermissionPolicy`]: rules + mode + working directory → an [`Evaluation`].
 
 use crate::path::{self, PathPattern};
+use crate::places::{Place, Workspace};
 use crate::rule::{Matcher, PermissionRules, Rule, RuleList, SHELL_TOOL};
-use crate::shell::{self, CommandPart, OpaquePart, Part, WritePart};
+use crate::shell::{self, CommandPart, Dirs, FilePart, OpaquePart, Part, PathWord};
 use dsh_tools::ToolAnnotations;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -142,6 +143,8 @@ pub enum PartKind {
     Command,
     /// A file a bash command line writes.
     Write,
+    /// A file a bash redirection reads (`< file`).
+    Read,
     /// Something that could not be analysed.
     Unanalysable,
 }
@@ -176,6 +179,9 @@ pub const DEFAULT_EDIT_TOOLS: &[&str] = &[
 ];
 
 /// Argument names that carry a call's path, first match wins.
+/// The tool whose path rules (`Read(…)`) govern what commands read.
+const READ_TOOL: &str = "read";
+
 const PATH_ARGUMENTS: &[&str] = &["file_path", "path", "notebook_path", "filePath"];
 
 /// Rules, a mode and a working directory: decides calls without running them.
@@ -199,11 +205,9 @@ pub struct PermissionPolicy {
     /// Added during the session by *allow always* / *reject always*.
     session: PermissionRules,
     mode: Mode,
-    cwd: PathBuf,
-    home: Option<PathBuf>,
+    /// The working directories and the home directory.
+    ws: Workspace,
     edit_tools: Vec<String>,
-    /// More directories where edits count as inside (`acceptEdits`).
-    extra_dirs: Vec<PathBuf>,
 }
 
 impl PermissionPolicy {
@@ -220,27 +224,26 @@ impl PermissionPolicy {
                 Err(_) => path::normalise(&Path::new("/").join(cwd)),
             }
         };
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .filter(|h| h.is_absolute());
         PermissionPolicy {
             rules,
             session: PermissionRules::default(),
             mode,
-            cwd,
-            home: std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|h| h.is_absolute()),
+            ws: Workspace::new(cwd, home),
             edit_tools: DEFAULT_EDIT_TOOLS.iter().map(|s| (*s).to_owned()).collect(),
-            extra_dirs: Vec::new(),
         }
     }
 
-    /// Sets the home directory used for `~/` in path rules.
+    /// Sets the home directory used for `~/` in path rules and commands.
     pub fn with_home(mut self, home: Option<PathBuf>) -> Self {
-        self.home = home;
+        self.ws.set_home(home);
         self
     }
 
-    /// More directories where, in `acceptEdits`, edits are allowed as inside
-    /// the working directory (Claude Code's `additionalDirectories`); a
+    /// More working directories (Claude Code's `additionalDirectories`):
+    /// reads in them run unasked, and in `acceptEdits` so do edits; a
     /// relative one is taken from the working directory. Adds to those
     /// given before.
     pub fn with_additional_directories<I, P>(mut self, dirs: I) -> Self
@@ -248,17 +251,11 @@ impl PermissionPolicy {
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        let cwd = self.cwd.clone();
-        self.extra_dirs.extend(
-            dirs.into_iter()
-                .map(|d| path::absolute(&d.as_ref().to_string_lossy(), &cwd)),
-        );
+        for d in dirs {
+            let dir = path::absolute(&d.as_ref().to_string_lossy(), &self.ws.cwd);
+            self.ws.add_dir(dir);
+        }
         self
-    }
-
-    /// Whether `path` is inside the working directory or an additional one.
-    fn in_working_dirs(&self, path: &Path) -> bool {
-        path::is_inside(path, &self.cwd) || self.extra_dirs.iter().any(|d| path::is_inside(path, d))
     }
 
     /// Replaces the names of the file-edit tools (compared case-insensitively).
@@ -286,7 +283,7 @@ impl PermissionPolicy {
 
     /// The working directory.
     pub fn cwd(&self) -> &Path {
-        &self.cwd
+        &self.ws.cwd
     }
 
     /// The configured rules.
@@ -394,13 +391,13 @@ impl PermissionPolicy {
         args: &Value,
         read_only: bool,
     ) -> Verdict {
-        let path = PATH_ARGUMENTS
+        let place = PATH_ARGUMENTS
             .iter()
             .find_map(|k| args.get(*k).and_then(Value::as_str))
-            .map(|p| path::absolute(p, &self.cwd));
+            .map(|p| self.ws.place(&self.ws.cwd.join(p), true));
         // Nor for one of our edit tools: what it does with a path is its own.
         let is_edit = aliases.is_empty() && self.edit_tools.iter().any(|t| t == tool_lc);
-        let matches = |rule: &Rule| -> bool {
+        let matches = |rule: &Rule, wide: bool| -> bool {
             let own = rule.tool() == tool_lc || aliases.iter().any(|a| a == rule.tool());
             let edit_rule = is_edit && matches!(rule.tool(), "edit" | "write");
             if !own && !edit_rule {
@@ -408,49 +405,51 @@ impl PermissionPolicy {
             }
             match rule.matcher() {
                 Matcher::Any => true,
-                Matcher::Path(p) => path
-                    .as_deref()
-                    .is_some_and(|path| p.matches(path, &self.cwd, self.home.as_deref())),
+                Matcher::Path(p) => place
+                    .as_ref()
+                    .is_some_and(|place| self.path_matches(p, place, wide)),
                 Matcher::Command(_) => false,
             }
         };
+        let wide = |r: &Rule| matches(r, true);
+        let narrow = |r: &Rule| matches(r, false);
         let subject = format!("{tool} call");
         let grant = Rule::tool_name(tool).ok();
         let outcome = (|| {
-            if let Some(o) = self.first_match(RuleList::Deny, &matches, &subject) {
+            if let Some(o) = self.first_match(RuleList::Deny, &wide, &subject) {
                 return o;
             }
             if self.mode == Mode::Plan && !read_only {
                 return Outcome::plan(format!("{PLAN_MODE_MESSAGE} ({tool} is not read-only)"));
             }
-            if let Some(o) = self.session_allow(&matches, &subject) {
+            if let Some(o) = self.session_allow(&narrow, &subject) {
                 return o;
             }
-            if let Some(o) = self.first_match(RuleList::Ask, &matches, &subject) {
+            if let Some(o) = self.first_match(RuleList::Ask, &wide, &subject) {
                 return o;
             }
-            if let Some(o) = self.first_match(RuleList::Allow, &matches, &subject) {
+            if let Some(o) = self.first_match(RuleList::Allow, &narrow, &subject) {
                 return o;
             }
             if read_only {
                 return Outcome::mode(Decision::Allow, format!("{tool} is read-only"));
             }
             if is_edit {
-                if let Some(o) = path
-                    .as_deref()
+                if let Some(o) = place
+                    .as_ref()
                     .and_then(|p| self.protected_edit(p, &subject))
                 {
                     return o;
                 }
             }
             if self.mode == Mode::AcceptEdits && is_edit {
-                if let Some(p) = &path {
-                    if self.in_working_dirs(p) {
+                if let Some(p) = &place {
+                    if self.ws.inside(p) {
                         return Outcome::mode(
                             Decision::Allow,
                             format!(
                                 "edit of {} inside the working directory (mode acceptEdits)",
-                                p.display()
+                                p.lexical.display()
                             ),
                         );
                     }
@@ -470,6 +469,36 @@ impl PermissionPolicy {
         verdict
     }
 
+    /// Whether a path pattern matches a place. Deny and ask rules (`wide`)
+    /// match the path as written or as it is on disk; an allow rule only
+    /// what it is on disk, so a symbolic link does not carry an allow
+    /// elsewhere.
+    fn path_matches(&self, pattern: &PathPattern, place: &Place, wide: bool) -> bool {
+        let on_disk = pattern.matches(&place.physical, self.ws.physical_anchors(), wide)
+            || pattern.matches(&place.physical, self.ws.anchors(), wide);
+        on_disk || (wide && pattern.matches(&place.lexical, self.ws.anchors(), true))
+    }
+
+    /// Whether a rule of one of `tools` matches a place.
+    fn path_rule(&self, rule: &Rule, tools: &[&str], place: &Place, wide: bool) -> bool {
+        tools.contains(&rule.tool())
+            && match rule.matcher() {
+                Matcher::Any => true,
+                Matcher::Path(p) => self.path_matches(p, place, wide),
+                Matcher::Command(_) => false,
+            }
+    }
+
+    /// Whether any deny `Read(…)` rule could be walked around by a read the
+    /// analysis cannot place.
+    fn has_read_denials(&self) -> bool {
+        self.rules
+            .deny
+            .iter()
+            .chain(&self.session.deny)
+            .any(|r| r.tool() == READ_TOOL && !matches!(r.matcher(), Matcher::Command(_)))
+    }
+
     fn evaluate_bash(&self, tool: &str, args: &Value) -> Verdict {
         let Some(command) = args.get("command").and_then(Value::as_str) else {
             let any = |r: &Rule| r.tool() == SHELL_TOOL && r.is_tool_wide();
@@ -486,8 +515,8 @@ impl PermissionPolicy {
             return self.finish(vec![outcome]);
         };
         let base = match args.get("workdir").and_then(Value::as_str) {
-            Some(dir) => path::absolute(dir, &self.cwd),
-            None => self.cwd.clone(),
+            Some(dir) => path::absolute(dir, &self.ws.cwd),
+            None => self.ws.cwd.clone(),
         };
         let analysis = shell::analyze(command);
         let mut outcomes = Vec::with_capacity(analysis.parts.len() + 1);
@@ -499,11 +528,14 @@ impl PermissionPolicy {
         for part in &analysis.parts {
             let outcome = match part {
                 Part::Command(c) => self
-                    .command_part(c)
+                    .command_part(c, &base)
                     .part(PartKind::Command, c.allow.as_deref().unwrap_or(&c.text)),
                 Part::Write(w) => self
-                    .write_part(w, &base, analysis.changes_dir)
-                    .part(PartKind::Write, &w.target),
+                    .write_part(w, &base)
+                    .part(PartKind::Write, &w.path.text()),
+                Part::Read(r) => self
+                    .read_part(r, &base)
+                    .part(PartKind::Read, &r.path.text()),
                 Part::Opaque(o) => self.opaque_part(o).part(PartKind::Unanalysable, &o.text),
             };
             outcomes.push(outcome);
@@ -517,9 +549,11 @@ impl PermissionPolicy {
         self.finish(outcomes)
     }
 
-    fn command_part(&self, part: &CommandPart) -> Outcome {
+    fn command_part(&self, part: &CommandPart, base: &Path) -> Outcome {
         let subject = quoted(part.allow.as_deref().unwrap_or(&part.text));
-        let mut outcome = self.command_part_outcome(part, &subject).about(&subject);
+        let mut outcome = self
+            .command_part_outcome(part, base, &subject)
+            .about(&subject);
         if let Some(note) = part.note {
             if outcome.decision != Decision::Deny || outcome.origin != Origin::Rule {
                 outcome.reason.push_str("; ");
@@ -529,14 +563,109 @@ impl PermissionPolicy {
         outcome
     }
 
-    fn command_part_outcome(&self, part: &CommandPart, subject: &str) -> Outcome {
+    /// The places a command reads, each with what the analysis could not
+    /// place (as the word and the reason).
+    fn read_places(
+        &self,
+        words: &[PathWord],
+        dirs: &Dirs,
+        base: &Path,
+    ) -> (Vec<Place>, Option<(String, &'static str)>) {
+        let mut places = Vec::new();
+        let mut unknown = None;
+        for w in words {
+            match self.ws.places(w, dirs, base, false) {
+                Ok(found) => places.extend(found),
+                Err(why) => {
+                    unknown.get_or_insert((w.text(), why));
+                }
+            }
+        }
+        (places, unknown)
+    }
+
+    /// A deny or ask `Read(…)` rule for a place a command reads, or (for
+    /// the words of a program not described) a deny `Read`, `Edit` or
+    /// `Write` rule for a place it may read or write.
+    fn path_rule_outcome(
+        &self,
+        list: RuleList,
+        reads: &[Place],
+        guessed: &[Place],
+        subject: &str,
+    ) -> Option<Outcome> {
+        let rules = self.listed(list);
+        for r in &rules {
+            if let Some(p) = reads
+                .iter()
+                .find(|p| self.path_rule(r, &[READ_TOOL], p, true))
+            {
+                return Some(Outcome::rule(
+                    list,
+                    r,
+                    &format!("{subject}, which reads {},", p.lexical.display()),
+                ));
+            }
+            if let Some(p) = guessed
+                .iter()
+                .find(|p| self.path_rule(r, &[READ_TOOL, "edit", "write"], p, true))
+            {
+                return Some(Outcome::rule(
+                    list,
+                    r,
+                    &format!(
+                        "{subject}, which may read or write {},",
+                        p.lexical.display()
+                    ),
+                ));
+            }
+        }
+        None
+    }
+
+    /// Whether every place is inside the working directories or allowed by
+    /// a `Read(…)` rule; else the first that is not.
+    fn reads_allowed<'a>(&self, places: &'a [Place]) -> Result<(), &'a Place> {
+        let allowed = |p: &Place| {
+            self.ws.inside(p)
+                || self
+                    .rules
+                    .allow
+                    .iter()
+                    .chain(&self.session.allow)
+                    .any(|r| self.path_rule(r, &[READ_TOOL], p, false))
+        };
+        match places.iter().find(|p| !allowed(p)) {
+            Some(p) => Err(p),
+            None => Ok(()),
+        }
+    }
+
+    fn command_part_outcome(&self, part: &CommandPart, base: &Path, subject: &str) -> Outcome {
         let subject = subject.to_owned();
         let any_view = |r: &Rule| matches_command(r, part);
         if let Some(o) = self.first_match(RuleList::Deny, &any_view, &subject) {
             return o;
         }
+        let (reads, unplaced) = self.read_places(&part.reads, &part.dirs, base);
+        let guessed: Vec<Place> = part
+            .guessed
+            .iter()
+            .filter_map(|g| {
+                self.ws
+                    .places(&PathWord::Literal(g.clone()), &part.dirs, base, false)
+                    .ok()
+            })
+            .flatten()
+            .collect();
+        if let Some(o) = self.path_rule_outcome(RuleList::Deny, &reads, &guessed, &subject) {
+            return o;
+        }
         if part.maybe {
             if let Some(o) = self.first_match(RuleList::Ask, &any_view, &subject) {
+                return o;
+            }
+            if let Some(o) = self.path_rule_outcome(RuleList::Ask, &reads, &guessed, &subject) {
                 return o;
             }
             let mut o = Outcome::mode(
@@ -557,18 +686,31 @@ impl PermissionPolicy {
                     _ => false,
                 }
         };
+        let exact = || {
+            Some(Rule::bash_exact(
+                part.allow.as_deref().unwrap_or(&part.text),
+            ))
+        };
+        if let Some((word, why)) = &unplaced {
+            if self.has_read_denials() {
+                return Outcome::opaque(
+                    &subject,
+                    format!("it reads {word}, and {why}, so a deny Read rule cannot be checked"),
+                    self.mode,
+                )
+                .with_grant(None, exact());
+            }
+        }
         if part.allow.is_some() {
             if let Some(o) = self.session_allow(&allow_view, &subject) {
                 return o;
             }
         }
         if let Some(o) = self.first_match(RuleList::Ask, &any_view, &subject) {
-            return o.with_grant(
-                part.allow.as_deref().map(Rule::bash_exact),
-                Some(Rule::bash_exact(
-                    part.allow.as_deref().unwrap_or(&part.text),
-                )),
-            );
+            return o.with_grant(part.allow.as_deref().map(Rule::bash_exact), exact());
+        }
+        if let Some(o) = self.path_rule_outcome(RuleList::Ask, &reads, &guessed, &subject) {
+            return o.with_grant(part.allow.as_deref().map(Rule::bash_exact), exact());
         }
         let Some(allow_text) = &part.allow else {
             return Outcome::mode(
@@ -579,49 +721,143 @@ impl PermissionPolicy {
         if let Some(o) = self.first_match(RuleList::Allow, &allow_view, &subject) {
             return o;
         }
-        if self.mode == Mode::Plan {
-            return Outcome::mode(Decision::Allow, format!("{subject} is read-only"));
+        let grant = Some(Rule::bash_exact(allow_text));
+        let reads_inside = || -> Result<(), String> {
+            if let Some((word, why)) = &unplaced {
+                return Err(format!("it reads {word}, and {why}"));
+            }
+            self.reads_allowed(&reads).map_err(|p| {
+                format!(
+                    "it reads {}, outside the working directories",
+                    p.lexical.display()
+                )
+            })
+        };
+        // Reads run unasked in every mode, inside the working directories.
+        if part.read_only && self.mode != Mode::BypassPermissions {
+            return match reads_inside() {
+                Ok(()) => Outcome::mode(
+                    Decision::Allow,
+                    format!("{subject} is read-only and reads only inside the working directories"),
+                ),
+                Err(why) => Outcome::mode(
+                    if self.mode == Mode::DontAsk {
+                        Decision::Deny
+                    } else {
+                        Decision::Ask
+                    },
+                    format!("{subject} is read-only, but {why}; mode {} asks", self.mode),
+                )
+                .with_grant(grant.clone(), grant),
+            };
         }
-        self.unmatched(&subject).with_grant(
-            Some(Rule::bash_exact(allow_text)),
-            Some(Rule::bash_exact(allow_text)),
-        )
+        if self.mode == Mode::AcceptEdits && part.edits_only {
+            match reads_inside() {
+                Ok(()) => {
+                    return Outcome::mode(
+                        Decision::Allow,
+                        format!("{subject} only makes, changes or removes files, each decided as its own part (mode acceptEdits)"),
+                    )
+                }
+                Err(why) => {
+                    return Outcome::mode(
+                        Decision::Ask,
+                        format!("{subject} edits files, but {why}; mode acceptEdits asks"),
+                    )
+                    .with_grant(grant.clone(), grant)
+                }
+            }
+        }
+        self.unmatched(&subject).with_grant(grant.clone(), grant)
     }
 
-    fn write_part(&self, part: &WritePart, base: &Path, changes_dir: bool) -> Outcome {
-        let target = if !part.literal {
-            None
-        } else if Path::new(&part.target).is_absolute() || !changes_dir {
-            Some(path::absolute(&part.target, base))
-        } else {
-            None
+    /// A file a redirection reads.
+    fn read_part(&self, part: &FilePart, base: &Path) -> Outcome {
+        let found = self.ws.places(&part.path, &part.dirs, base, false);
+        let subject = match found.as_deref() {
+            Ok([one]) => format!("read of {} ({})", one.lexical.display(), part.op),
+            _ => format!("read of {} ({})", part.path.text(), part.op),
         };
-        let subject = match &target {
-            Some(p) => format!("write to {} ({})", p.display(), part.op),
-            None => format!("write to {} ({})", part.target, part.op),
+        let outcome = (|| {
+            let places = found.clone().unwrap_or_default();
+            let no_guesses: [Place; 0] = [];
+            if let Some(o) = self.path_rule_outcome(RuleList::Deny, &places, &no_guesses, &subject)
+            {
+                return o;
+            }
+            if part.maybe {
+                let mut o = Outcome::mode(
+                    Decision::Allow,
+                    format!("{subject} may happen inside another program's argument; no deny rule names it"),
+                );
+                o.secondary = true;
+                return o;
+            }
+            if let Err(why) = &found {
+                if self.has_read_denials() {
+                    return Outcome::opaque(
+                        &subject,
+                        format!("{why}, so a deny Read rule cannot be checked"),
+                        self.mode,
+                    );
+                }
+            }
+            if let Some(o) = self.path_rule_outcome(RuleList::Ask, &places, &no_guesses, &subject) {
+                return o;
+            }
+            match &found {
+                Ok(places) => match self.reads_allowed(places) {
+                    Ok(()) => Outcome::mode(
+                        Decision::Allow,
+                        format!("{subject}: inside the working directories"),
+                    ),
+                    Err(p) => self.unmatched(&format!(
+                        "{subject}: {} is outside the working directories, and",
+                        p.lexical.display()
+                    )),
+                },
+                Err(why) => self.unmatched(&format!("{subject} ({why}), and")),
+            }
+        })();
+        outcome.about(&subject)
+    }
+
+    fn write_part(&self, part: &FilePart, base: &Path) -> Outcome {
+        let found = self.ws.places(&part.path, &part.dirs, base, part.removes);
+        let subject = match found.as_deref() {
+            Ok([one]) => format!("write to {} ({})", one.lexical.display(), part.op),
+            _ => format!("write to {} ({})", part.path.text(), part.op),
         };
-        self.write_part_outcome(part, target, &subject)
+        self.write_part_outcome(part, found, &subject)
             .about(&subject)
     }
 
     fn write_part_outcome(
         &self,
-        part: &WritePart,
-        target: Option<PathBuf>,
+        part: &FilePart,
+        found: Result<Vec<Place>, &'static str>,
         subject: &str,
     ) -> Outcome {
         let subject = subject.to_owned();
-        let edit_rule = |r: &Rule| {
+        let places = found.clone().unwrap_or_default();
+        let edit_rule = |r: &Rule, wide: bool| {
             matches!(r.tool(), "edit" | "write")
                 && match r.matcher() {
                     Matcher::Any => true,
-                    Matcher::Path(p) => target
-                        .as_deref()
-                        .is_some_and(|t| p.matches(t, &self.cwd, self.home.as_deref())),
+                    Matcher::Path(p) => {
+                        if wide {
+                            places.iter().any(|t| self.path_matches(p, t, true))
+                        } else {
+                            !places.is_empty()
+                                && places.iter().all(|t| self.path_matches(p, t, false))
+                        }
+                    }
                     Matcher::Command(_) => false,
                 }
         };
-        if let Some(o) = self.first_match(RuleList::Deny, &edit_rule, &subject) {
+        let wide = |r: &Rule| edit_rule(r, true);
+        let narrow = |r: &Rule| edit_rule(r, false);
+        if let Some(o) = self.first_match(RuleList::Deny, &wide, &subject) {
             return o;
         }
         if part.maybe {
@@ -635,35 +871,64 @@ impl PermissionPolicy {
         if self.mode == Mode::Plan {
             return Outcome::plan(format!("{PLAN_MODE_MESSAGE} ({subject} is an edit)"));
         }
-        let Some(target) = target.clone() else {
-            let why = if part.literal {
-                "the command changes directory first, so the target cannot be placed"
-            } else {
-                "the target is not a literal path"
-            };
-            return Outcome::opaque(&subject, why.to_owned(), self.mode);
+        let places = match found {
+            Ok(p) => p,
+            Err(why) => return Outcome::opaque(&subject, why.to_owned(), self.mode),
         };
-        let grant = Rule::edit_path(&target.to_string_lossy());
-        if let Some(o) = self.session_allow(&edit_rule, &subject) {
+        // A file command's writes are granted with the command.
+        let grant = match places.as_slice() {
+            [one] if part.by.is_none() => Some(Rule::edit_path(&one.lexical.to_string_lossy())),
+            _ => None,
+        };
+        if let Some(o) = self.session_allow(&narrow, &subject) {
             return o;
         }
-        if let Some(o) = self.first_match(RuleList::Ask, &edit_rule, &subject) {
-            return o.with_grant(Some(grant.clone()), Some(grant));
+        if let Some(o) = self.first_match(RuleList::Ask, &wide, &subject) {
+            return o.with_grant(grant.clone(), grant);
         }
-        if let Some(o) = self.first_match(RuleList::Allow, &edit_rule, &subject) {
+        if let Some(o) = self.first_match(RuleList::Allow, &narrow, &subject) {
             return o;
         }
-        if let Some(o) = self.protected_edit(&target, &subject) {
-            return o.with_grant(Some(grant.clone()), Some(grant));
+        if let Some(o) = places.iter().find_map(|p| self.protected_edit(p, &subject)) {
+            return o.with_grant(grant.clone(), grant);
         }
-        if self.mode == Mode::AcceptEdits && self.in_working_dirs(&target) {
-            return Outcome::mode(
-                Decision::Allow,
-                format!("{subject}: inside the working directory (mode acceptEdits)"),
-            );
+        if let Some(by) = &part.by {
+            let command_rule = |r: &Rule| {
+                r.tool() == SHELL_TOOL
+                    && match r.matcher() {
+                        Matcher::Any => true,
+                        Matcher::Command(p) => p.matches(by),
+                        Matcher::Path(_) => false,
+                    }
+            };
+            if let Some(o) = self
+                .session_allow(&command_rule, &subject)
+                .or_else(|| self.first_match(RuleList::Allow, &command_rule, &subject))
+            {
+                return o;
+            }
         }
-        self.unmatched(&subject)
-            .with_grant(Some(grant.clone()), Some(grant))
+        if self.mode == Mode::AcceptEdits {
+            if part.removes {
+                if let Some(p) = places.iter().find(|p| self.ws.holds_working_dir(p)) {
+                    return Outcome::mode(
+                        Decision::Ask,
+                        format!(
+                            "{subject}: it removes {}, a working directory itself or one above it; mode acceptEdits asks",
+                            p.lexical.display()
+                        ),
+                    )
+                    .with_grant(grant.clone(), grant);
+                }
+            }
+            if places.iter().all(|p| self.ws.inside(p)) {
+                return Outcome::mode(
+                    Decision::Allow,
+                    format!("{subject}: inside the working directory (mode acceptEdits)"),
+                );
+            }
+        }
+        self.unmatched(&subject).with_grant(grant.clone(), grant)
     }
 
     fn opaque_part(&self, part: &OpaquePart) -> Outcome {
@@ -686,6 +951,16 @@ impl PermissionPolicy {
         }
         let denial = Rule::bash_exact(&part.text);
         Outcome::opaque(&subject, part.why.clone(), self.mode).with_grant(None, Some(denial))
+    }
+
+    /// The rules of a list, configured then (for deny) the session's.
+    fn listed(&self, list: RuleList) -> Vec<&Rule> {
+        let from_session: &[Rule] = if list == RuleList::Deny {
+            &self.session.deny
+        } else {
+            &[]
+        };
+        self.rules.list(list).iter().chain(from_session).collect()
     }
 
     /// The first rule of a list (configured, then session for deny) that matches.
@@ -736,11 +1011,11 @@ impl PermissionPolicy {
     /// An edit a mode that allows edits still asks about: one into a
     /// directory whose files configure what runs (`.git` hooks and config,
     /// `.claude`, `.vscode`, `.idea`), as Claude Code protects them.
-    fn protected_edit(&self, target: &Path, subject: &str) -> Option<Outcome> {
+    fn protected_edit(&self, target: &Place, subject: &str) -> Option<Outcome> {
         if !matches!(self.mode, Mode::AcceptEdits | Mode::BypassPermissions) {
             return None;
         }
-        let dir = protected_dir(target)?;
+        let dir = protected_dir(&target.lexical).or_else(|| protected_dir(&target.physical))?;
         Some(Outcome::mode(
             Decision::Ask,
             format!(

@@ -3,6 +3,7 @@
 use crate::path::PathPattern;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
 
 /// The name of the shell tool whose specifiers are command patterns.
@@ -202,13 +203,32 @@ impl Rule {
         }
     }
 
-    /// `Edit(path)` matching exactly one file (an absolute path).
+    /// `Edit(//path)` matching exactly one file (an absolute path).
     pub fn edit_path(path: &str) -> Rule {
+        let specifier = format!("/{path}");
         Rule {
-            text: format!("Edit({path})"),
+            text: format!("Edit({specifier})"),
             tool: "edit".to_owned(),
-            specifier: Some(path.to_owned()),
+            specifier: Some(specifier),
             matcher: Matcher::Path(PathPattern::literal(path)),
+        }
+    }
+
+    /// The rule with a `/path` pattern anchored at `project`: the
+    /// directory a settings file's rules are relative to (the one holding
+    /// its `.claude`). Other rules are returned as they are.
+    pub fn with_root(mut self, project: &Path) -> Rule {
+        if let Matcher::Path(p) = &mut self.matcher {
+            p.set_root(project);
+        }
+        self
+    }
+
+    /// Where a `/path` pattern is anchored, when it was given a project.
+    pub fn root(&self) -> Option<&Path> {
+        match &self.matcher {
+            Matcher::Path(p) => p.root(),
+            _ => None,
         }
     }
 
@@ -251,7 +271,7 @@ impl fmt::Debug for Rule {
 
 impl PartialEq for Rule {
     fn eq(&self, other: &Self) -> bool {
-        self.tool == other.tool && self.specifier == other.specifier
+        self.tool == other.tool && self.specifier == other.specifier && self.root() == other.root()
     }
 }
 

@@ -307,10 +307,18 @@ impl Settings {
             key: None,
             message: format!("cannot read the settings file: {e}"),
         })?;
-        text.parse::<Settings>().map_err(|mut e| {
+        let mut settings = text.parse::<Settings>().map_err(|mut e| {
             e.file = Some(path.to_owned());
             e
-        })
+        })?;
+        let project = settings_project(path);
+        let p = &mut settings.permissions;
+        for list in [&mut p.allow, &mut p.ask, &mut p.deny] {
+            for rule in list.iter_mut() {
+                *rule = rule.clone().with_root(&project);
+            }
+        }
+        Ok(settings)
     }
 
     /// The default mode (`default` when the file gives none).
@@ -362,6 +370,12 @@ impl Settings {
                 SettingsErrorKind::Unsupported,
                 Some("sandbox".into()),
                 "the sandbox is not supported by this build yet; remove the \"sandbox\" key (commands would otherwise run unconfined)".into(),
+            ));
+        }
+        if self.env.keys().any(|k| k.eq_ignore_ascii_case("CDPATH")) {
+            return Err(invalid(
+                "env.CDPATH",
+                "CDPATH sends `cd name` to directories the permission policy cannot follow; remove it",
             ));
         }
         if self.mcp.call_timeout_ms == Some(0) {
@@ -686,6 +700,23 @@ impl FromStr for Settings {
     }
 }
 
+/// The directory a settings file's `/path` rules are relative to: the
+/// project holding its `.claude` directory, else the file's own directory.
+fn settings_project(file: &Path) -> PathBuf {
+    let file = if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(file))
+            .unwrap_or_else(|_| file.to_path_buf())
+    };
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    match dir.file_name() {
+        Some(name) if name == ".claude" => dir.parent().unwrap_or(dir).to_path_buf(),
+        _ => dir.to_path_buf(),
+    }
+}
+
 /// Serde's derived structs also accept a JSON array (fields by position);
 /// a settings file must use objects, so check where objects belong.
 fn check_shape(root: &serde_json::Value) -> Result<(), SettingsError> {
@@ -857,7 +888,7 @@ impl Settings {
                 ("deny", p.deny, &mut out.permissions.deny),
             ] {
                 for rule in rules {
-                    if into.iter().any(|r| r.as_str() == rule.as_str()) {
+                    if into.contains(&rule) {
                         continue;
                     }
                     sources.push(RuleSource {

@@ -6,6 +6,7 @@
 //! only walks its syntax tree. Nothing here runs or expands anything.
 
 use crate::commands;
+use crate::files;
 use crate::readonly;
 use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
@@ -37,10 +38,55 @@ const PARSE_BUDGET: usize = 24_000;
 pub(crate) struct Analysis {
     /// In source order (substitutions before the command that uses them).
     pub parts: Vec<Part>,
-    /// Whether the command changes directory (`cd`, `pushd`, `popd`, `env -C`),
-    /// so a relative write target cannot be placed with certainty.
-    pub changes_dir: bool,
 }
+
+/// A path a command names, as far as the analysis knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PathWord {
+    /// A literal path.
+    Literal(String),
+    /// `~/rest` (`~` alone: an empty rest).
+    Home(String),
+    /// A literal glob (`src/*.rs`), expanded when the call is decided.
+    Glob(String),
+    /// Not known before the command runs (`$f`, `$(…)`), as written.
+    Unknown(String),
+}
+
+impl PathWord {
+    pub(crate) fn of(arg: &Arg) -> PathWord {
+        if let Some(v) = arg.exact() {
+            return PathWord::Literal(v.to_owned());
+        }
+        if arg.literal && arg.pattern && !arg.brace {
+            return PathWord::Glob(arg.value.clone());
+        }
+        let home = if arg.raw == "~" {
+            Some("")
+        } else {
+            arg.raw.strip_prefix("~/")
+        };
+        match home {
+            Some(rest) if rest.bytes().all(is_plain_byte) => PathWord::Home(rest.to_owned()),
+            _ => PathWord::Unknown(arg.raw.clone()),
+        }
+    }
+
+    /// The path as written (for reasons).
+    pub(crate) fn text(&self) -> String {
+        match self {
+            PathWord::Literal(t) | PathWord::Glob(t) | PathWord::Unknown(t) => t.clone(),
+            PathWord::Home(rest) if rest.is_empty() => "~".to_owned(),
+            PathWord::Home(rest) => format!("~/{rest}"),
+        }
+    }
+}
+
+/// Where relative paths are resolved at a point of the command line: the
+/// directories (relative to the call's working directory, absolute, or
+/// `~…`), one of which is the shell's current directory there; `None` when
+/// the analysis cannot tell (`cd "$x"`, a `cd` in a loop or a function).
+pub(crate) type Dirs = Option<Vec<String>>;
 
 /// One thing the policy decides on.
 #[derive(Debug, Clone)]
@@ -48,7 +94,9 @@ pub(crate) enum Part {
     /// A simple command.
     Command(CommandPart),
     /// A file written.
-    Write(WritePart),
+    Write(FilePart),
+    /// A file read by a redirection (`< file`).
+    Read(FilePart),
     /// Something we cannot analyse: asked about, never allowed.
     Opaque(OpaquePart),
 }
@@ -79,6 +127,18 @@ pub(crate) struct CommandPart {
     pub allow: Option<String>,
     /// Read-only by the plan-mode list.
     pub read_only: bool,
+    /// Files it reads, by its operands (a read-only command's, `cp`'s
+    /// sources, the script `source` runs).
+    pub reads: Vec<PathWord>,
+    /// For a program whose operands are not known: its literal words, each
+    /// of which may be a path it reads or writes (deny and ask rules look).
+    pub guessed: Vec<String>,
+    /// Where its relative paths are.
+    pub dirs: Dirs,
+    /// It does nothing but its reads and the writes recorded as its own
+    /// write parts (`mkdir`, `cp`, `rm`, `sed -i`): `acceptEdits` allows it
+    /// when they are.
+    pub edits_only: bool,
     /// Found in a string another program may run as code (`ssh host '…'`):
     /// only deny and ask rules apply; the program itself is decided as
     /// its own part.
@@ -88,18 +148,25 @@ pub(crate) struct CommandPart {
     pub note: Option<&'static str>,
 }
 
-/// A file a command writes.
+/// A file a command writes, or a redirection reads.
 #[derive(Debug, Clone)]
-pub(crate) struct WritePart {
-    /// The target as written (its literal value when `literal`).
-    pub target: String,
-    /// Whether the target is a literal path (no expansion).
-    pub literal: bool,
-    /// How it is written (`>`, `>>`, `tee`, …).
+pub(crate) struct FilePart {
+    pub path: PathWord,
+    /// How it is read or written (`<`, `>`, `>>`, `tee`, `cp`, …).
     pub op: &'static str,
     /// Found in a string another program may run (see [`CommandPart::maybe`]):
     /// only deny rules apply.
     pub maybe: bool,
+    /// Where a relative path is.
+    pub dirs: Dirs,
+    /// The name is removed (`rm`, `rmdir`, `mv`'s source): a symbolic link
+    /// there is not followed.
+    pub removes: bool,
+    /// For what a file command (`mkdir`, `cp`, `rm`, …) writes: the form
+    /// of that command an allow rule must match. A `Bash(…)` allow rule
+    /// for the command then covers its writes, as it would in Claude Code
+    /// (deny and ask `Edit` rules still apply).
+    pub by: Option<String>,
 }
 
 /// Something we cannot analyse.
@@ -156,6 +223,12 @@ fn analyze_here(command: &str) -> Analysis {
         evaluates_names: None,
         budget: PARSE_BUDGET,
         exhausted: false,
+        dirs: Some(vec![String::new()]),
+        last_cd: None,
+        loops: 0,
+        // `CDPATH` sends `cd name` elsewhere: with it in the command line,
+        // no `cd` is followed.
+        cdpath: command.contains("CDPATH"),
     };
     analyzer.script(command);
     if analyzer.exhausted {
@@ -213,7 +286,6 @@ fn opaque_only(command: &str, why: &str) -> Analysis {
             views: vec![crate::rule::normalise_space(command)],
             why: why.to_owned(),
         })],
-        changes_dir: false,
     }
 }
 
@@ -287,7 +359,7 @@ impl Arg {
     }
 
     /// A word whose value is not known (`<(…)`, what xargs appends).
-    fn unknown(text: &str) -> Arg {
+    pub(crate) fn unknown(text: &str) -> Arg {
         Arg {
             value: text.to_owned(),
             raw: text.to_owned(),
@@ -528,6 +600,56 @@ fn has_brace(s: &str) -> bool {
         }
     }
     false
+}
+
+/// Where `cd`/`pushd` ARGS goes: `None` when the analysis cannot tell
+/// (`cd -`, `popd`, `pushd +1`, a word it cannot see).
+fn cd_target(name: &str, args: &[Arg]) -> Option<String> {
+    if name == "popd" {
+        return None;
+    }
+    let mut rest = args
+        .iter()
+        .skip_while(|a| matches!(a.value.as_str(), "-L" | "-P" | "-e" | "-@"));
+    let first = match rest.next() {
+        Some(a) if a.value == "--" => rest.next(),
+        other => other,
+    };
+    match first {
+        None if name == "cd" => Some("~".to_owned()),
+        None => None,
+        Some(a) => match PathWord::of(a) {
+            PathWord::Literal(v) if v != "-" && !v.starts_with(['+', '-']) && !v.is_empty() => {
+                Some(v)
+            }
+            PathWord::Home(rest) if rest.is_empty() => Some("~".to_owned()),
+            PathWord::Home(rest) => Some(format!("~/{rest}")),
+            _ => None,
+        },
+    }
+}
+
+/// `dir` then `cd target` (a candidate of [`Dirs`]).
+fn join_dir(dir: &str, target: &str) -> String {
+    if target.starts_with('/') || target.starts_with('~') || dir.is_empty() {
+        target.to_owned()
+    } else {
+        format!("{}/{target}", dir.trim_end_matches('/'))
+    }
+}
+
+/// Every directory either may be.
+fn union_dirs(a: &Dirs, b: &Dirs) -> Dirs {
+    let (Some(a), Some(b)) = (a, b) else {
+        return None;
+    };
+    let mut out = a.clone();
+    for d in b {
+        if !out.contains(d) {
+            out.push(d.clone());
+        }
+    }
+    Some(out)
 }
 
 fn basename(name: &str) -> &str {
@@ -853,7 +975,20 @@ struct Analyzer {
     /// Set when a parse would have gone past the budget; the whole command
     /// line is then unanalysable.
     exhausted: bool,
+    /// Where relative paths are at this point of the walk.
+    dirs: Dirs,
+    /// The directories the last `cd` moved to (without where it started),
+    /// for `cd x && …`, where what follows runs only if it did move.
+    last_cd: Option<Vec<String>>,
+    /// Above zero inside a loop, where a `cd` may run many times.
+    loops: usize,
+    /// The command line mentions `CDPATH`.
+    cdpath: bool,
 }
+
+/// How many directories a command line's `cd`s may leave possible before
+/// the analysis stops following them.
+const MAX_DIRS: usize = 16;
 
 impl Analyzer {
     /// Pays for parsing `text`; `false` (and the analysis marked
@@ -874,7 +1009,7 @@ impl Analyzer {
         if self.maybe > 0 {
             match &mut part {
                 Part::Command(c) => c.maybe = true,
-                Part::Write(w) => w.maybe = true,
+                Part::Write(w) | Part::Read(w) => w.maybe = true,
                 // The string may not be shell code at all (`python3 -c
                 // 'print(1)'`); the program's own part already has every
                 // word of it checked against deny and ask rules.
@@ -929,21 +1064,60 @@ impl Analyzer {
     /// for deny and ask rules.
     fn maybe_script(&mut self, text: &str) {
         self.maybe += 1;
-        let changes_dir = self.out.changes_dir;
+        let dirs = self.dirs.clone();
         self.script(text);
-        self.out.changes_dir = changes_dir;
+        self.dirs = dirs;
         self.maybe -= 1;
     }
 
     fn list(&mut self, list: &ast::CompoundList, src: &Src) {
         for item in &list.0 {
             let and_or = &item.0;
+            let before = self.dirs.clone();
+            self.last_cd = None;
             self.pipeline(&and_or.first, src);
+            // `cd x && a && b`: a and b run only where cd moved to. After
+            // the list, either may be the current directory.
+            let moved = self.last_cd.take().filter(|_| {
+                !and_or.additional.is_empty()
+                    && and_or
+                        .additional
+                        .iter()
+                        .all(|n| matches!(n, ast::AndOr::And(_)))
+                    && !and_or.first.bang
+                    && matches!(and_or.first.seq.as_slice(), [ast::Command::Simple(_)])
+            });
+            let refined = moved.is_some() && self.dirs.is_some();
+            if refined {
+                self.dirs = moved;
+            }
             for next in &and_or.additional {
                 match next {
                     ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p, src),
                 }
             }
+            if refined {
+                self.dirs = union_dirs(&before, &self.dirs);
+            }
+        }
+    }
+
+    /// What a `cd` to `target` (`None`: a place the analysis cannot
+    /// know) leaves possible: where it started (it may fail, or run in a
+    /// subshell) and where it goes.
+    fn change_dir(&mut self, target: Option<String>) {
+        self.last_cd = None;
+        let (Some(target), Some(current), 0, false) =
+            (target, self.dirs.as_ref(), self.loops, self.cdpath)
+        else {
+            self.dirs = None;
+            return;
+        };
+        let moved: Vec<String> = current.iter().map(|d| join_dir(d, &target)).collect();
+        let all = union_dirs(&self.dirs, &Some(moved.clone()));
+        self.dirs = all.filter(|d| d.len() <= MAX_DIRS);
+        if self.dirs.is_some() {
+            self.last_cd = Some(moved);
         }
     }
 
@@ -961,8 +1135,11 @@ impl Analyzer {
                 self.redirect_list(redirects.as_ref(), src);
             }
             ast::Command::Function(def) => {
+                // A function runs wherever it is called from.
+                let dirs = self.dirs.take();
                 self.compound(&def.body.0, src);
                 self.redirect_list(def.body.1.as_ref(), src);
+                self.dirs = dirs;
             }
             ast::Command::ExtendedTest(test, redirects) => {
                 self.extended_test(&test.expr);
@@ -1008,7 +1185,7 @@ impl Analyzer {
                 for e in exprs {
                     self.arithmetic(e);
                 }
-                self.list(&f.body.list, src);
+                self.loop_body(&f.body.list, src);
             }
             C::BraceGroup(b) => self.list(&b.list, src),
             C::Subshell(s) => self.list(&s.list, src),
@@ -1022,7 +1199,7 @@ impl Analyzer {
                     // The loop variable takes values the analysis cannot see.
                     self.note_dynamic_value(&format!("for {} in …", f.variable_name));
                 }
-                self.list(&f.body.list, src);
+                self.loop_body(&f.body.list, src);
             }
             C::CaseClause(c) => {
                 self.word(&c.value.value);
@@ -1046,11 +1223,19 @@ impl Analyzer {
                 }
             }
             C::WhileClause(w) | C::UntilClause(w) => {
+                self.loops += 1;
                 self.list(&w.0, src);
                 self.list(&w.1.list, src);
+                self.loops -= 1;
             }
             C::Coprocess(c) => self.command_node(&c.body, src),
         }
+    }
+
+    fn loop_body(&mut self, body: &ast::CompoundList, src: &Src) {
+        self.loops += 1;
+        self.list(body, src);
+        self.loops -= 1;
     }
 
     fn note_dynamic_value(&mut self, text: &str) {
@@ -1581,7 +1766,10 @@ impl Analyzer {
                 if let Some(first) = args.first() {
                     if !first.value.starts_with('-') && args.len() >= 2 {
                         if first.literal {
+                            // It runs later, wherever the shell is then.
+                            let dirs = self.dirs.take();
                             self.script(&first.value);
+                            self.dirs = dirs;
                             precise = true;
                             if !privileged {
                                 allow = None;
@@ -1618,7 +1806,10 @@ impl Analyzer {
                 }
             }
             // Inside another program's string, a `cd` moves nothing here.
-            "cd" | "pushd" | "popd" if self.maybe == 0 => self.out.changes_dir = true,
+            "cd" | "pushd" | "popd" if self.maybe == 0 => {
+                let target = cd_target(&base, &inner[1..]);
+                self.change_dir(target);
+            }
             "source" | "."
                 if inner
                     .get(1)
@@ -1701,6 +1892,18 @@ impl Analyzer {
         if note.is_none() {
             note = commands::interpreter_note(&base);
         }
+        let file_use = files::file_use(&base, &inner[1..], read_only);
+        let allow_by = allow.clone();
+        let reads: Vec<PathWord> = file_use.reads.iter().map(PathWord::of).collect();
+        let mut guessed: Vec<String> = file_use
+            .maybe_reads
+            .iter()
+            .filter_map(|a| a.exact().map(str::to_owned))
+            .collect();
+        if file_use.unknown {
+            guessed.extend(files::path_like_words(&inner[1..]));
+        }
+
         // A program not known to take only data may run what its arguments
         // say: deny and ask rules look for their commands in them.
         let arguments = if precise || runs_nothing || commands::takes_only_data(&base, &inner[1..])
@@ -1726,9 +1929,20 @@ impl Analyzer {
             arguments,
             allow,
             read_only,
+            reads,
+            guessed,
+            dirs: self.dirs.clone(),
+            edits_only: file_use.edits_only && !privileged,
             maybe: false,
             note,
         }));
+        // What a file command writes, after the command itself.
+        for (target, op, removes) in file_use.writes {
+            self.write_file(target, op, removes);
+            if let Some(Part::Write(w)) = self.out.parts.last_mut() {
+                w.by.clone_from(&allow_by);
+            }
+        }
     }
 
     /// Records a simple command we cannot analyse, from its words: deny and
@@ -1879,7 +2093,7 @@ impl Analyzer {
                 }
             };
             if value && matches!(name, "-C" | "--chdir") {
-                self.out.changes_dir = true;
+                self.change_dir(None);
             }
         }
         // NAME=VALUE assignments.
@@ -2108,6 +2322,21 @@ impl Analyzer {
     }
 
     fn write(&mut self, target: Arg, op: &'static str) {
+        self.write_file(target, op, false);
+    }
+
+    fn read(&mut self, target: &Arg, op: &'static str) {
+        self.push(Part::Read(FilePart {
+            path: PathWord::of(target),
+            op,
+            maybe: false,
+            dirs: self.dirs.clone(),
+            removes: false,
+            by: None,
+        }));
+    }
+
+    fn write_file(&mut self, target: Arg, op: &'static str, removes: bool) {
         if let Some(t) = target.exact() {
             if matches!(
                 t,
@@ -2121,12 +2350,18 @@ impl Analyzer {
                 return;
             }
         }
-        let literal = target.literal && !target.pattern;
-        self.push(Part::Write(WritePart {
-            target: if literal { target.value } else { target.raw },
-            literal,
+        let path = match PathWord::of(&target) {
+            // A write target is never a glob we expand.
+            PathWord::Glob(_) => PathWord::Unknown(target.raw.clone()),
+            other => other,
+        };
+        self.push(Part::Write(FilePart {
+            path,
             op,
             maybe: false,
+            dirs: self.dirs.clone(),
+            removes,
+            by: None,
         }));
     }
 
@@ -2153,14 +2388,18 @@ impl Analyzer {
                             K::Write => self.write(arg, ">"),
                             K::Append => self.write(arg, ">>"),
                             K::Clobber => self.write(arg, ">|"),
-                            K::ReadAndWrite => self.write(arg, "<>"),
+                            K::ReadAndWrite => {
+                                self.read(&arg, "<>");
+                                self.write(arg, "<>");
+                            }
                             K::Read if !arg.literal && !starts_with_literal_name(&arg.raw) => {
                                 self.opaque(
                                     &arg.raw,
                                     "it reads from a path the analysis cannot see, which could open a network connection (/dev/tcp/…)",
                                 );
                             }
-                            K::Read | K::DuplicateInput | K::DuplicateOutput => {}
+                            K::Read => self.read(&arg, "<"),
+                            K::DuplicateInput | K::DuplicateOutput => {}
                         }
                     }
                     T::Fd(_) => {}
@@ -2922,13 +3161,18 @@ fn watch_command(argv: &[Arg]) -> WatchUse {
 mod tests {
     use super::*;
 
+    const FILE_OPS: &[&str] = &["rm", "rm -r", "rmdir", "mkdir", "touch", "cp", "mv"];
+
     fn commands(src: &str) -> Vec<String> {
         analyze(src)
             .parts
             .into_iter()
+            // What file commands (`rm`, `cp`) write is tested with them.
+            .filter(|p| !matches!(p, Part::Write(w) if FILE_OPS.contains(&w.op)))
             .map(|p| match p {
                 Part::Command(c) => c.text,
-                Part::Write(w) => format!("write {} {}", w.op, w.target),
+                Part::Write(w) => format!("write {} {}", w.op, w.path.text()),
+                Part::Read(r) => format!("read {} {}", r.op, r.path.text()),
                 Part::Opaque(o) => format!("opaque {}", o.text),
             })
             .collect()

@@ -30,6 +30,8 @@ enum Set {
     Wrap,
     /// Prefix allow rules for programs that options can make run code or write files.
     Tools,
+    /// Path rules for reads.
+    Paths,
 }
 
 fn rules(set: Set) -> PermissionRules {
@@ -97,8 +99,20 @@ fn rules(set: Set) -> PermissionRules {
             ["Edit(/etc/**)", "Bash(rm:*)"],
         )
         .unwrap(),
+        Set::Paths => PermissionRules::parse(
+            ["Bash(cat:*)", "Read(~/notes/**)", "Read(//opt/docs/**)"],
+            ["Read(./private/**)"],
+            [
+                "Read(./.env)",
+                "Read(*.pem)",
+                "Read(~/.ssh/**)",
+                "Read(//etc/shadow)",
+                "Edit(//etc/**)",
+            ],
+        )
+        .unwrap(),
         Set::Edits => PermissionRules::parse(
-            ["Bash(echo:*)", "Edit(/tmp/ok/**)"],
+            ["Bash(echo:*)", "Edit(//tmp/ok/**)"],
             none,
             ["Edit(/etc/**)", "Edit(*.lock)"],
         )
@@ -122,7 +136,7 @@ fn c(command: &str, set: Set, mode: Mode, expect: Decision) -> Case {
     }
 }
 
-use Set::{All, Cd, DenyRm, Edits, None as No, Std, Tools, Wrap};
+use Set::{All, Cd, DenyRm, Edits, None as No, Paths, Std, Tools, Wrap};
 
 fn corpus() -> Vec<Case> {
     let mut v = vec![
@@ -132,7 +146,7 @@ fn corpus() -> Vec<Case> {
         c("lsof", Std, D, Ask),
         c("git status", Std, D, Allow),
         c("git  status ", Std, D, Allow),
-        c("git status -s", Std, D, Ask),
+        c("git status -s", Std, D, Allow),
         c("git diff HEAD~1", Std, D, Allow),
         c("git push origin main", Std, D, Ask),
         c("rm x", Std, D, Deny),
@@ -299,7 +313,7 @@ fn corpus() -> Vec<Case> {
         c("ls 2>/dev/null", Std, D, Allow),
         c("ls 2>&1", Std, D, Allow),
         c("ls > $OUT", Std, AE, Ask),
-        c("cd /etc && echo x > passwd", Std, AE, Ask),
+        c("cd /etc && echo x > passwd", Std, AE, Deny),
         c("echo x &> log.txt", Std, AE, Allow),
         c("echo x &>> log.txt", Std, AE, Allow),
         c("echo x >| f", Std, AE, Allow),
@@ -320,10 +334,119 @@ fn corpus() -> Vec<Case> {
         c("echo x > /tmp/other", Edits, D, Ask),
         c("echo x > Cargo.lock", Edits, AE, Deny),
         c("echo x > /tmp/ok/y.lock", Edits, D, Deny),
+        // Read rules hold for what bash reads: operands of read-only
+        // commands, input redirections, cp's sources, and any word of a
+        // program nobody described; paths after a `cd` are followed.
+        c("cat .env", Paths, BP, Deny),
+        c("cat .env", Paths, D, Deny),
+        c("cat ./.env", Paths, D, Deny),
+        c("cat /work/proj/.env", Paths, D, Deny),
+        c("head -n 5 .env", Paths, BP, Deny),
+        c("tail -f ./.env", Paths, BP, Deny),
+        c("grep -r API_KEY .env", Paths, BP, Deny),
+        c("grep -e x .env", Paths, BP, Deny),
+        c("grep -f .env notes.txt", Paths, BP, Deny),
+        c("cat < .env", Paths, BP, Deny),
+        c("while read l; do echo $l; done < .env", Paths, BP, Deny),
+        c("cp .env /tmp/x", Paths, BP, Deny),
+        c("cp .env backup/", Paths, AE, Deny),
+        c("mv .env backup/", Paths, AE, Deny),
+        c("base64 .env", Paths, BP, Deny),
+        c("python3 upload.py .env", Paths, BP, Deny),
+        c("sort .env | head", Paths, D, Deny),
+        c("awk '{print}' .env", Paths, BP, Deny),
+        c("sed -n p .env", Paths, BP, Deny),
+        c("diff .env .env.example", Paths, BP, Deny),
+        c("jq . .env", Paths, BP, Deny),
+        c("cat ~/.ssh/id_rsa", Paths, BP, Deny),
+        c("cat key.pem", Paths, BP, Deny),
+        c("cat certs/live/server.pem", Paths, BP, Deny),
+        c("cat /etc/shadow", Paths, BP, Deny),
+        c("cd /etc && cat shadow", Paths, BP, Deny),
+        c("cd /etc; cat shadow", Paths, BP, Deny),
+        c("cd sub && cat ../.env", Paths, BP, Deny),
+        c("echo $(cat .env)", Paths, BP, Deny),
+        c("bash -c 'cat .env'", Paths, BP, Deny),
+        c("ssh host 'cat ~/.ssh/id_rsa'", Paths, BP, Deny),
+        c("cat private/notes.txt", Paths, BP, Ask),
+        c("cat $HOME/.ssh/id_rsa", Paths, BP, Ask),
+        c("cat \"$F\"", Paths, BP, Ask),
+        c("cd \"$D\" && cat x", Paths, BP, Ask),
+        c("cat \"$F\"", No, BP, Allow),
+        // … and not beyond the patterns.
+        c("cat .env.example", Paths, BP, Allow),
+        c("cat sub/.env", Paths, BP, Allow),
+        c("cat README.md", Paths, D, Allow),
+        c("head -n 5 src/main.rs", Paths, D, Allow),
+        c("grep -r TODO src", Paths, D, Allow),
+        c("grep -e .env src/config.rs", Paths, D, Allow),
+        c("cat < README.md", Paths, D, Allow),
+        c("cp README.md docs/", Paths, AE, Allow),
+        c("echo .env", Paths, BP, Allow),
+        c("git commit -m 'ignore .env'", Paths, BP, Allow),
+        c("cat ~/notes/todo.md", Paths, D, Allow),
+        c("head ~/notes/todo.md", Paths, D, Allow),
+        c("head /opt/docs/guide.txt", Paths, D, Allow),
+        c("cat /etc/hosts", Paths, D, Allow),
+        c("head /etc/hosts", Paths, D, Ask),
+        c("awk '{print $1}' /etc/passwd", Tools, D, Allow),
+        // default: reads inside the working directories run unasked.
+        c("ls -la", No, D, Allow),
+        c("ls src", No, DA, Allow),
+        c("ls -la /tmp", No, D, Ask),
+        c("cat /etc/hosts", No, D, Ask),
+        c("cat /etc/hosts", No, DA, Deny),
+        c("cat /etc/hosts", No, P, Ask),
+        c("cd /tmp && ls", No, D, Ask),
+        c("cd src && ls && cat main.rs", No, D, Allow),
+        c("cd ~ && ls", No, D, Ask),
+        c("cat \"$F\"", No, D, Ask),
+        c("cat /dev/null", No, D, Allow),
+        c("head -c 16 /dev/urandom | od -x", No, D, Allow),
+        c("grep -rn TODO . | wc -l", No, D, Allow),
+        c("find . -name '*.rs' | sort", No, D, Allow),
+        c("find / -name passwd", No, D, Ask),
+        c("git log --oneline -5", No, D, Allow),
+        c("git -C /srv/other log", No, D, Ask),
+        c("f() { cat x; }; cd /etc; f", No, D, Ask),
+        c("for d in a b; do cd $d; cat x; done", No, D, Ask),
+        // acceptEdits: file commands inside the working directories.
+        c("mkdir -p build/out", No, AE, Allow),
+        c("mkdir -p build/out", No, D, Ask),
+        c("touch a.txt", No, AE, Allow),
+        c("rm a.txt", No, AE, Allow),
+        c("rm -r build", No, AE, Allow),
+        c("rm -rf .", No, AE, Ask),
+        c("rm -rf /work/proj", No, AE, Ask),
+        c("rm -rf ..", No, AE, Ask),
+        c("rm -rf /tmp/x", No, AE, Ask),
+        c("rm --no-preserve-root -rf /", No, AE, Ask),
+        c("mv a.txt b.txt", No, AE, Allow),
+        c("mv a.txt /tmp/b.txt", No, AE, Ask),
+        c("cp a.txt b.txt", No, AE, Allow),
+        c("cp -r src dst", No, AE, Allow),
+        c("cp /etc/hosts b.txt", No, AE, Ask),
+        c("cp -s a.txt b.txt", No, AE, Ask),
+        c("ln -s a.txt b.txt", No, AE, Ask),
+        c("sed -i 's/a/b/' f.txt", No, AE, Allow),
+        c("sed -i 's/a/b/' /etc/hosts", No, AE, Ask),
+        c("cd sub && touch f", No, AE, Allow),
+        c("cd /tmp && touch f", No, AE, Ask),
+        c("cd \"$D\" && touch f", No, AE, Ask),
+        c("rm Cargo.lock", Edits, AE, Deny),
+        c("touch f", Std, DA, Deny),
+        c("mkdir x", Std, P, Deny),
+        // Writes into .git, .claude, .vscode, .idea are never plain edits.
+        c("cp x .git/hooks/pre-commit", No, AE, Ask),
+        c("cp x .git/hooks/", No, BP, Ask),
+        c("mv x .claude/settings.json", No, AE, Ask),
+        c("cp x .claude/commands/y.md", No, AE, Allow),
+        c("touch .vscode/tasks.json", No, AE, Ask),
+        c("cd .git && touch hooks/post-checkout", No, AE, Ask),
         // Modes, no rules.
-        c("ls", No, D, Ask),
-        c("ls", No, AE, Ask),
-        c("ls", No, DA, Deny),
+        c("ls", No, D, Allow),
+        c("ls", No, AE, Allow),
+        c("ls", No, DA, Allow),
         c("ls", No, BP, Allow),
         c("rm -rf /", No, BP, Allow),
         c("$CMD", No, BP, Ask),
@@ -336,7 +459,7 @@ fn corpus() -> Vec<Case> {
         c("cd x && rm -rf y", Cd, D, Ask),
         c("cd x && rm -rf y", Cd, DA, Deny),
         c("cd x", Cd, DA, Allow),
-        c("cd x; ls", Cd, DA, Deny),
+        c("cd x; ls", Cd, DA, Allow),
         c("cd x && cd y", Cd, DA, Allow),
         c("cd $(make)", Cd, DA, Deny),
         // Plan mode.
@@ -363,7 +486,7 @@ fn corpus() -> Vec<Case> {
         c("sort -o out x", No, P, Deny),
         c("cd src && ls", No, P, Allow),
         c("timeout 5 cat x", No, P, Allow),
-        c("xargs cat", No, P, Allow),
+        c("xargs cat", No, P, Ask),
         c("xargs rm", No, P, Deny),
         c("git push", Std, P, Deny),
         c("rm x", Std, P, Deny),
@@ -922,7 +1045,11 @@ fn corpus_invariants() {
                 if case.mode == DA {
                     assert!(
                         part.evaluation.origin == Origin::Rule
-                            || part.evaluation.reason.contains("runs nothing of its own"),
+                            || part.evaluation.reason.contains("runs nothing of its own")
+                            || part
+                                .evaluation
+                                .reason
+                                .contains("inside the working directories"),
                         "{:?}: unmatched part allowed in dontAsk: {part:?}",
                         case.command
                     );

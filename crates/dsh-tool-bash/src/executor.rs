@@ -1019,11 +1019,12 @@ fn find_program(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
 }
 
 /// Whether an inherited variable reaches commands: not when its name contains
-/// `KEY`, `SECRET`, `TOKEN` or `PASSWORD` (any case), and not `BASH_ENV` or
-/// `ENV`, which would make bash read a startup file.
+/// `KEY`, `SECRET`, `TOKEN` or `PASSWORD` (any case); not `BASH_ENV` or
+/// `ENV`, which would make bash read a startup file; and not `CDPATH`, which
+/// sends `cd name` to a directory the permission policy cannot see.
 pub(crate) fn keeps_variable(name: &OsStr) -> bool {
     let upper = name.to_string_lossy().to_ascii_uppercase();
-    if upper == "BASH_ENV" || upper == "ENV" {
+    if upper == "BASH_ENV" || upper == "ENV" || upper == "CDPATH" {
         return false;
     }
     !["KEY", "SECRET", "TOKEN", "PASSWORD"]
@@ -1190,6 +1191,7 @@ mod tests {
             "DB_Password",
             "BASH_ENV",
             "ENV",
+            "CDPATH",
         ] {
             assert!(!keeps_variable(OsStr::new(name)), "{name}");
         }

@@ -771,12 +771,15 @@ fn policy_check_reads_stdin_explains_and_answers_in_its_exit_status() {
     let out = json_out(&explained);
     assert_eq!(out["decision"], json!("deny"));
     let parts = out["parts"].as_array().unwrap();
-    assert_eq!(parts.len(), 2, "{out}");
+    assert_eq!(parts.len(), 3, "{out}");
     assert_eq!(parts[0]["text"], json!("echo a"));
     assert_eq!(parts[0]["decision"], json!("allow"));
     assert_eq!(parts[1]["text"], json!("rm x"));
     assert_eq!(parts[1]["decision"], json!("deny"));
     assert_eq!(parts[1]["rule"], json!("Bash(rm:*)"));
+    // What rm removes is a part of its own, an edit.
+    assert_eq!(parts[2]["kind"], json!("write"));
+    assert_eq!(parts[2]["text"], json!("x"));
     assert!(out.get("unknownTool").is_none());
     // A tool nobody registered is named as such.
     let output = dsh(&[

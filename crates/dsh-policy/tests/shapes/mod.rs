@@ -186,7 +186,7 @@ pub fn shapes() -> Vec<Shape> {
         // `a` is not known to be harmless in a command's environment.
         shape("assignments", "", "a=1 ", "ls", Ask, Ask),
         shape("redirections", "", "echo x > f; ", "true", Ask, Ask),
-        shape("one long word, star rules", "git log ", "a", "", Ask, Ask),
+        shape("one long word, star rules", "git fetch ", "a", "", Ask, Ask),
         shape("many words, star rules", "git ", "a b ", "", Ask, Ask),
         shape("main words, star rule", "git ", "main ", "", Allow, Ask),
         shape(
