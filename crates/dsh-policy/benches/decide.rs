@@ -3,7 +3,12 @@
 //! words against star rules, nesting) at the 1 MiB input limit and at the
 //! largest size still analysed in full.
 //!
-//! Prints `RESULT decisions/s: N` (target: at least 50 000) and a `RESULT
+//! Run twice: with `Bash` and `Edit` rules on a working directory that does
+//! not exist, and with `Read` deny, ask and allow rules added on a real
+//! project directory, so every file operand is resolved on disk (symbolic
+//! links followed, globs expanded).
+//!
+//! Prints `RESULT decisions/s: N` for each (target: at least 50 000) and a `RESULT
 //! worst shape` line for each shape and size, with its time and peak memory
 //! (target: under 100 ms and 64 MiB). The allocation counter shared with
 //! the memory test is this binary's allocator, so every figure includes its
@@ -103,6 +108,54 @@ fn rules() -> PermissionRules {
     rules
 }
 
+/// `rules()` and the path rules a project keeps for its secrets.
+fn rules_with_paths() -> PermissionRules {
+    let mut rules = rules();
+    let paths = PermissionRules::parse(
+        ["Read(~/notes/**)", "Read(//opt/docs/**)"],
+        ["Read(./private/**)", "Read(/infra/**)"],
+        [
+            "Read(./.env)",
+            "Read(**/.env.*)",
+            "Read(*.pem)",
+            "Read(~/.ssh/**)",
+            "Read(//etc/shadow)",
+            "Read(/secrets/**)",
+            "Edit(/.github/workflows/**)",
+            "Write(//usr/**)",
+        ],
+    )
+    .expect("bench path rules parse");
+    rules.allow.extend(paths.allow);
+    rules.ask.extend(paths.ask);
+    rules.deny.extend(paths.deny);
+    rules
+}
+
+/// A real project directory for the path rules to be resolved in.
+fn project() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("dsh-bench-proj-{}", std::process::id()));
+    for d in ["src", "crates/dsh", "tests", "docs", "private"] {
+        std::fs::create_dir_all(dir.join(d)).expect("bench project");
+    }
+    for f in [
+        "Cargo.toml",
+        ".env",
+        "src/main.rs",
+        "src/lib.rs",
+        "build.log",
+        "config.toml",
+    ] {
+        std::fs::write(dir.join(f), "x").expect("bench project");
+    }
+    let _ = std::os::unix::fs::symlink(dir.join(".env"), dir.join("config.link"));
+    dir
+}
+
+fn path_policy(dir: &std::path::Path) -> PermissionPolicy {
+    PermissionPolicy::new(rules_with_paths(), Mode::Default, dir)
+}
+
 fn inputs() -> Vec<Value> {
     COMMANDS.iter().map(|c| json!({ "command": c })).collect()
 }
@@ -117,11 +170,33 @@ fn decide(c: &mut Criterion) {
             }
         })
     });
+    let dir = project();
+    let policy = path_policy(&dir);
+    c.bench_function(
+        "decide 20 realistic commands, 50 rules + 12 path rules, real directory",
+        |b| {
+            b.iter(|| {
+                for args in &inputs {
+                    black_box(policy.check("bash", black_box(args)));
+                }
+            })
+        },
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Measures decisions per second directly and prints the RESULT line.
+/// Measures decisions per second directly and prints the RESULT lines.
 fn report() {
-    let policy = PermissionPolicy::new(rules(), Mode::Default, "/work/proj");
+    report_one(
+        "",
+        &PermissionPolicy::new(rules(), Mode::Default, "/work/proj"),
+    );
+    let dir = project();
+    report_one(" with path rules", &path_policy(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn report_one(label: &str, policy: &PermissionPolicy) {
     let inputs = inputs();
     // Warm up.
     for args in &inputs {
@@ -136,7 +211,7 @@ fn report() {
         decisions += inputs.len() as u64;
     }
     let per_second = decisions as f64 / start.elapsed().as_secs_f64();
-    println!("RESULT decisions/s: {per_second:.0}");
+    println!("RESULT decisions/s{label}: {per_second:.0}");
 }
 
 /// Every worst shape at both sizes, with the decision it must get.

@@ -145,13 +145,19 @@
 //! | | command part | write part | unanalysable part |
 //! |---|---|---|---|
 //! | 1 | a `deny` `Bash` rule matching any view¹ → **deny** | a `deny` `Edit`/`Write` rule matching the file → **deny** | a `deny` `Bash` rule matching its text → **deny** |
-//! | 2 | plan mode and not read-only → **PLAN_MODE** | plan mode → **PLAN_MODE** | plan mode → **PLAN_MODE** |
-//! | 3 | a session allow rule (from *allow always*) → allow | target not a literal path, or relative after a `cd` → **ask** | → **ask** (dontAsk: deny) |
-//! | 4 | an `ask` rule matching any view → ask | session allow → allow | |
-//! | 5 | an `allow` rule matching the looked-through command² → allow | `ask` `Edit`/`Write` rule → ask | |
-//! | 6 | otherwise the mode | `allow` `Edit`/`Write` rule → allow | |
-//! | 7 | | into a protected directory ([`PROTECTED_DIRS`]) in acceptEdits or bypassPermissions → ask | |
-//! | 8 | | acceptEdits and inside the working directories → allow; otherwise the mode | |
+//! | 2 | a file it reads matched by a `deny` `Read` rule → **deny** | plan mode → **PLAN_MODE** | plan mode → **PLAN_MODE** |
+//! | 3 | plan mode and not read-only → **PLAN_MODE** | target not placed (not a literal path, an unknown `cd` before it) → **ask** | → **ask** (dontAsk: deny) |
+//! | 4 | a file operand not placed while `deny Read` rules exist → **ask** | session allow → allow | |
+//! | 5 | a session allow rule (from *allow always*) → allow | `ask` `Edit`/`Write` rule → ask | |
+//! | 6 | an `ask` `Bash` rule, or an `ask` `Read` rule for a file it reads → ask | `allow` `Edit`/`Write` rule for every place → allow | |
+//! | 7 | an `allow` rule matching the looked-through command² → allow | into a protected directory ([`PROTECTED_DIRS`]) → ask | |
+//! | 8 | read-only: every file it reads inside the working directories or allowed by a `Read` rule → allow, else ask (dontAsk: deny) | written by a file command (`cp`, `mv`, `mkdir`, `touch`, `rm`, `sed -i`, …) allowed by a `Bash` rule → allow | |
+//! | 9 | acceptEdits, it only makes, changes or removes files, and reads inside → allow | acceptEdits: removes a working directory or one above it → ask; inside the working directories → allow | |
+//! | 10 | otherwise the mode | otherwise the mode | |
+//!
+//! A **read part** (`< FILE`, `<> FILE`) is decided as a command's file
+//! operands are: `deny Read` → deny, `ask Read` → ask, inside the working
+//! directories or an `allow Read` → allow, otherwise the mode.
 //!
 //! ¹ Views: the command as written (with assignments and wrappers), each step
 //! of looking through, and `rm` for `/bin/rm`. ² For `sudo`/`doas` or a
@@ -166,30 +172,72 @@
 //! asked about if any part is. A `deny` tool-wide `Bash` rule denies every
 //! bash call.
 //!
-//! Modes decide what no rule matched: `default` asks (allows tools annotated
-//! read-only), `acceptEdits` also allows edits inside the working directory
-//! (file-edit tools by their path argument, and bash writes), `plan` lets
-//! through only read-only tools and bash command lines whose every part is
-//! read-only by [`READ_ONLY_COMMANDS`] (anything else is `PLAN_MODE`:
-//! [`PLAN_MODE_MESSAGE`]), `dontAsk` denies (read-only tools still run;
-//! what an `ask` rule matches is denied too, as nobody may be asked),
-//! `bypassPermissions` allows. Edits into `.git`, `.claude`, `.vscode` or
-//! `.idea` (anywhere in the path; `.claude/commands`, `.claude/agents` and
-//! `.claude/skills` exempt) are still asked about in `acceptEdits` and
-//! `bypassPermissions`, as Claude Code protects them: what is in them
-//! configures what runs (git hooks, `core.fsmonitor`, editor tasks). An
-//! explicit allow rule for the path still allows. Something we cannot analyse is never allowed
-//! by a mode or by an allow rule — not even a tool-wide `allow Bash`.
+//! Modes decide what no rule matched, as Claude Code's users know them:
 //!
-//! ### Edits and redirections
+//! * `default`: **reads run unasked** — read-only tools, and bash command
+//!   lines whose every part is read-only by [`READ_ONLY_COMMANDS`] and reads
+//!   only inside the working directories (`ls -la`, `git status`, `grep -r x
+//!   src`); anything else asks.
+//! * `acceptEdits`: also edits inside the working directories — file-edit
+//!   tools by their path argument, redirections, and the file commands
+//!   `mkdir`, `touch`, `cp`, `mv`, `rm`, `rmdir`, `sed -i` with the options
+//!   known to only make, copy, move or remove files (`cp -s`, `rm
+//!   --no-preserve-root` are not), but not removing a working directory
+//!   itself (`rm -r .`, `rm -rf ..`).
+//! * `plan`: only read-only tools and read-only command lines, and their
+//!   reads outside the working directories still ask; anything else is
+//!   `PLAN_MODE` ([`PLAN_MODE_MESSAGE`]).
+//! * `dontAsk`: what would ask is denied (what an `ask` rule matches too, as
+//!   nobody may be asked); reads inside the working directories still run.
+//! * `bypassPermissions`: allows, except edits into protected directories.
 //!
-//! A write is an **edit of its target file**, decided by `Edit(…)` and
-//! `Write(…)` rules and the mode — never by `Bash` rules. So with
-//! `allow Bash(echo:*)`, `echo hi > notes.txt` still asks in `default`
-//! mode, is allowed in `acceptEdits` (inside the working directory), and
-//! `deny Edit(/etc/**)` denies `echo x >> /etc/hosts` under any allow rule.
-//! `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/tty` are not edits;
+//! Edits into `.git`, `.claude`, `.vscode` or `.idea` (anywhere in the
+//! path, as written or after following symbolic links; `.claude/commands`,
+//! `.claude/agents` and `.claude/skills` exempt) are asked about in every
+//! mode, as Claude Code protects them: what is in them configures what runs
+//! (git hooks, `core.fsmonitor`, editor tasks), so they are never "an edit
+//! inside the working directory". An explicit allow rule for the path still
+//! allows. Something we cannot analyse is never allowed by a mode or by an
+//! allow rule — not even a tool-wide `allow Bash`.
+//!
+//! ### Reads, writes and where they are
+//!
+//! A read-only command's **file operands are reads** (`cat F`, `head -n 3
+//! F`, `grep PAT F`, `grep -r PAT DIR` — `.` when it names none —, `cp SRC
+//! DST`, `diff A B`, `jq . F`, `sed -n p F`, `awk '…' F`, `--file=F`,
+//! `-fF`), and so is `< F`. A pattern operand is not a file (`grep .env
+//! x.txt` reads `x.txt`). A program the command table does not describe
+//! (`python3 x.py .env`, `base64 .env`) has every word that looks like a
+//! path checked against `deny` `Read`, `Edit` and `Write` rules: a deny rule
+//! must see its file wherever the command names it.
+//!
+//! A **write is an edit of its target file**, decided by `Edit(…)` and
+//! `Write(…)` rules and the mode: redirections (`>`, `>>`, `>|`, `&>`,
+//! `<>`, `>&file`), `tee FILE`, `find -fprint FILE`, `find ROOT -delete`,
+//! the targets of `cp`, `mv`, `mkdir`, `touch`, `rm`, `rmdir`, `sed -i`,
+//! and write options (`sort -o F`, `curl -o F`, …). So with `allow
+//! Bash(echo:*)`, `echo hi > notes.txt` still asks in `default` mode, is
+//! allowed in `acceptEdits` (inside the working directories), and `deny
+//! Edit(//etc/**)` denies `echo x >> /etc/hosts` and `cp x /etc/hosts`
+//! under any allow rule. A file command's own writes are also allowed by
+//! a `Bash` rule for it (`Bash(mkdir:*)` allows `mkdir build`), after the
+//! deny and ask rules and the protected directories. `/dev/null`,
+//! `/dev/stdout`, `/dev/stderr`, `/dev/tty` and `/dev/fd/N` are no files;
 //! `2>&1` is not a write.
+//!
+//! **Where.** A relative path is taken from the working directory after
+//! the command line's own `cd`s (`cd sub && cat f` reads `sub/f`; `cd a ||
+//! cd b` could be either, and both are checked; a `cd` the analysis cannot
+//! follow — a variable, `cd -`, inside a loop or function, `CDPATH` set —
+//! makes the later relative paths unplaced). `~` and `~/x` are the home
+//! directory. Globs (`*`, `?`) are expanded against the directory at
+//! decision time, dotfiles included (more files, never fewer); a `[…]`
+//! glob is unplaced. Every place is checked both as written and as it is
+//! on disk, symbolic links followed at decision time: a link `config ->
+//! .env` is denied by `Read(./.env)`, and a link inside the working
+//! directory that leads outside is outside. An unplaced read asks when
+//! `deny Read` rules exist (it could be the denied file), an unplaced
+//! write always asks.
 //!
 //! ### Command patterns
 //!
@@ -201,15 +249,28 @@
 //! a normal form: quotes removed, words joined by one space, a word with
 //! spaces or quotes in single quotes (`git commit -m 'fix it'`).
 //!
-//! ### Path globs
+//! ### Path patterns
 //!
-//! Any other tool's specifier is a path glob matched against the call's
-//! `file_path`, `path`, `notebook_path` or `filePath` argument: `*` and `?`
-//! within a segment, `**` across segments; `/abs/…` absolute, `~/…` under the
-//! home directory, `dir/…` or `./…` under the working directory, and a
-//! pattern without `/` (`*.env`) matches a file name anywhere. A call without
-//! a path argument matches only tool-wide rules. `Edit(…)`/`Write(…)` rules
-//! also apply to every file-edit tool ([`DEFAULT_EDIT_TOOLS`]).
+//! `Read(…)`, `Edit(…)`, `Write(…)` and any other tool's specifier are
+//! gitignore-style patterns, anchored as Claude Code anchors them:
+//!
+//! | pattern | means |
+//! |---|---|
+//! | `//abs/path/**` | the absolute path `/abs/path/**` |
+//! | `~/path` | under the home directory |
+//! | `/path` | relative to the settings file's project (the directory holding its `.claude`, else the file's directory; the working directory for rules given on the command line); in `deny` and `ask` rules also the absolute `/path`, so a rule written either way holds |
+//! | `path/x`, `./path` | relative to the working directory |
+//! | `name`, `*.pem`, `name/` | a file or directory of that name at any depth (for `allow` rules: under the working directory) |
+//!
+//! `*` and `?` match within a name, `**` across names; a pattern naming a
+//! directory covers everything in it (`Read(./secrets)` denies
+//! `secrets/key`). Tool calls are matched by their `file_path`, `path`,
+//! `notebook_path` or `filePath` argument; a call without one matches only
+//! tool-wide rules. `Edit(…)`/`Write(…)` rules apply to every file-edit
+//! tool ([`DEFAULT_EDIT_TOOLS`]) and to bash writes, `Read(…)` rules to the
+//! `Read` tool and to bash reads. `deny` and `ask` rules match a place as
+//! written or on disk; `allow` rules only on disk, so a link cannot borrow
+//! an allowed name.
 //!
 //! ### Approval
 //!
@@ -262,13 +323,19 @@
 //! * `git` can run programs from repository configuration (pagers, diff
 //!   drivers, `core.fsmonitor`) even for read-only subcommands; plan mode
 //!   trusts the repository's configuration.
-//! * Paths are compared lexically: a symbolic link inside the working
-//!   directory that points outside it counts as inside. A relative write
-//!   target after a `cd` is asked about, not resolved.
-//! * Only redirections, `tee`, `find -fprint*` and `find -delete` are edits.
-//!   Commands that write files themselves (`cp`, `mv`, `sed -i`, `dd of=`,
-//!   `truncate`) are ordinary commands decided by `Bash` rules: add
-//!   `deny Bash(cp:*)`-style rules if `Edit` denials must hold for them.
+//! * Paths are decided when the call is: a link made or changed while the
+//!   command runs (`ln -s .env x && cat x` in one line) is not seen; only a
+//!   sandbox holds then.
+//! * A directory read (`grep -r x .`, `ls dir`, `du -a dir`) is checked as
+//!   the directory, not as each file in it: `deny Read(./.env)` does not
+//!   stop `grep -r TOKEN .` from reading `.env`. Deny a directory, or use a
+//!   sandbox, where that matters.
+//! * The words of a program the command table does not describe are
+//!   guessed: one that merely looks like a denied path (`git commit -m
+//!   .env`, `python3 x.py .env`) denies; a file the program opens without
+//!   naming it in its arguments is not seen.
+//! * `xargs CMD` reads files named on its input, which is not known: with
+//!   `deny Read` rules, `… | xargs cat` asks.
 //! * `select` loops are not parsed by brush-parser 0.4; they are asked about.
 //! * `xargs CMD` is matched as `CMD` with the arguments written followed by
 //!   `…` (what it appends); a plan-mode check of `CMD` assumes any words.

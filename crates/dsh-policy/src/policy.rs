@@ -1008,18 +1008,21 @@ impl PermissionPolicy {
         Verdict::from_outcomes(outcomes)
     }
 
-    /// An edit a mode that allows edits still asks about: one into a
-    /// directory whose files configure what runs (`.git` hooks and config,
-    /// `.claude`, `.vscode`, `.idea`), as Claude Code protects them.
+    /// An edit that neither a mode nor a file command's `Bash` rule allows
+    /// unasked: one into a directory whose files configure what runs (`.git`
+    /// hooks and config, `.claude`, `.vscode`, `.idea`), as Claude Code
+    /// protects them. Only an `Edit`/`Write` allow rule for the path does.
     fn protected_edit(&self, target: &Place, subject: &str) -> Option<Outcome> {
-        if !matches!(self.mode, Mode::AcceptEdits | Mode::BypassPermissions) {
-            return None;
-        }
         let dir = protected_dir(&target.lexical).or_else(|| protected_dir(&target.physical))?;
+        let (decision, verdict) = if self.mode == Mode::DontAsk {
+            (Decision::Deny, "denied, as nobody may be asked,")
+        } else {
+            (Decision::Ask, "asked")
+        };
         Some(Outcome::mode(
-            Decision::Ask,
+            decision,
             format!(
-                "{subject}: {dir} is a protected directory (what is in it configures what runs); asked even in mode {}",
+                "{subject}: {dir} is a protected directory (what is in it configures what runs); {verdict} even in mode {}",
                 self.mode
             ),
         ))
