@@ -93,7 +93,7 @@ impl PathPattern {
     /// A pattern matching exactly one absolute path.
     pub(crate) fn literal(path: &str) -> Self {
         PathPattern {
-            raw: path.to_owned(),
+            raw: normalise(Path::new(path)).to_string_lossy().into_owned(),
             kind: Anchor::Literal,
             segments: Vec::new(),
             root: None,
@@ -117,30 +117,47 @@ impl PathPattern {
     /// absolute path, and a bare name anywhere rather than only under the
     /// working directory.
     pub(crate) fn matches(&self, path: &Path, at: Anchors<'_>, wide: bool) -> bool {
-        let names = to_names(path);
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        // Decisions match every place against every path rule, so this
+        // works on the text and allocates only for paths that are not UTF-8.
+        let path = text(path);
         let under = |base: &Path| -> bool {
-            let mut full = to_names(base);
-            full.extend(self.segments.iter().cloned());
-            let full: Vec<&str> = full.iter().map(String::as_str).collect();
+            let Some(rest) = strip_dir(&path, &text(base)) else {
+                return false;
+            };
+            let mut buf = [""; 64];
+            let mut count = 0;
+            let mut more = Vec::new();
+            for name in rest.split('/').filter(|n| !n.is_empty()) {
+                match buf.get_mut(count) {
+                    Some(slot) => *slot = name,
+                    None => more.push(name),
+                }
+                count += 1;
+            }
+            let names: &[&str] = if more.is_empty() {
+                &buf[..count]
+            } else {
+                more.splice(0..0, buf);
+                &more
+            };
             // A pattern naming a directory covers what is inside it.
-            segments_match(&full, &names)
-                || (1..names.len()).any(|n| segments_match(&full, &names[..n]))
+            (0..=names.len()).any(|n| segments_match(&self.segments, &names[..n]))
         };
         match self.kind {
-            Anchor::Literal => normalise(Path::new(&self.raw)) == path,
+            Anchor::Literal => self.raw == *path,
             Anchor::Name => {
                 let below = if wide {
-                    &names[..]
+                    &path[..]
                 } else {
-                    let base = to_names(at.cwd).len();
-                    if !path.starts_with(at.cwd) {
-                        return false;
+                    match strip_dir(&path, &text(at.cwd)) {
+                        Some(rest) => rest,
+                        None => return false,
                     }
-                    &names[base.min(names.len())..]
                 };
                 let seg = &self.segments[0];
-                below.iter().any(|name| segment_match(seg, name))
+                below
+                    .split('/')
+                    .any(|name| !name.is_empty() && segment_match(seg, name))
             }
             Anchor::Absolute => under(Path::new("/")),
             Anchor::Cwd => under(at.cwd),
@@ -152,31 +169,43 @@ impl PathPattern {
     }
 }
 
+/// A path as text: borrowed unless it is not UTF-8.
+fn text(path: &Path) -> std::borrow::Cow<'_, str> {
+    match path.to_str() {
+        Some(t) => std::borrow::Cow::Borrowed(t),
+        None => path.to_string_lossy(),
+    }
+}
+
+/// What is left of `path` below the directory `dir` (both absolute and
+/// normalised), or `None` when it is not inside.
+fn strip_dir<'a>(path: &'a str, dir: &str) -> Option<&'a str> {
+    let dir = dir.trim_end_matches('/');
+    let rest = path.strip_prefix(dir)?;
+    if rest.is_empty() || rest.starts_with('/') {
+        Some(rest)
+    } else {
+        None
+    }
+}
+
 impl PartialEq for PathPattern {
     fn eq(&self, other: &Self) -> bool {
         self.raw == other.raw && self.root == other.root
     }
 }
 
-fn to_names(p: &Path) -> Vec<String> {
-    p.components()
-        .filter_map(|c| match c {
-            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// Matches path segments where `**` spans any number of segments.
-fn segments_match(pattern: &[&str], names: &[&str]) -> bool {
+fn segments_match<P: AsRef<str>, N: AsRef<str>>(pattern: &[P], names: &[N]) -> bool {
     // Iterative backtracking over `**` positions (like wildcard matching).
     let (mut p, mut n) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
+    let is_globstar = |p: usize| pattern.get(p).is_some_and(|s| s.as_ref() == "**");
     while n < names.len() {
-        if p < pattern.len() && pattern[p] == "**" {
+        if is_globstar(p) {
             star = Some((p, n));
             p += 1;
-        } else if p < pattern.len() && segment_match(pattern[p], names[n]) {
+        } else if p < pattern.len() && segment_match(pattern[p].as_ref(), names[n].as_ref()) {
             p += 1;
             n += 1;
         } else if let Some((sp, sn)) = star {
@@ -187,7 +216,7 @@ fn segments_match(pattern: &[&str], names: &[&str]) -> bool {
             return false;
         }
     }
-    while p < pattern.len() && pattern[p] == "**" {
+    while is_globstar(p) {
         p += 1;
     }
     p == pattern.len()
@@ -195,15 +224,28 @@ fn segments_match(pattern: &[&str], names: &[&str]) -> bool {
 
 /// Matches one segment: `*` any run of characters, `?` one character.
 pub(crate) fn segment_match(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = name.chars().collect();
+    if !pattern.contains(['*', '?']) {
+        return pattern == name;
+    }
+    // Bytes are characters unless `?` must match a multi-byte one; a `*`
+    // cannot split one, as UTF-8 literals only match at character starts.
+    if !pattern.contains('?') || name.is_ascii() {
+        wildcard(pattern.as_bytes(), name.as_bytes(), b'*', b'?')
+    } else {
+        let p: Vec<char> = pattern.chars().collect();
+        let t: Vec<char> = name.chars().collect();
+        wildcard(&p, &t, '*', '?')
+    }
+}
+
+fn wildcard<T: PartialEq + Copy>(p: &[T], t: &[T], any: T, one: T) -> bool {
     let (mut i, mut j) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while j < t.len() {
-        if i < p.len() && (p[i] == '?' || (p[i] != '*' && p[i] == t[j])) {
+        if i < p.len() && (p[i] == one || (p[i] != any && p[i] == t[j])) {
             i += 1;
             j += 1;
-        } else if i < p.len() && p[i] == '*' {
+        } else if i < p.len() && p[i] == any {
             star = Some((i, j));
             i += 1;
         } else if let Some((si, sj)) = star {
@@ -214,7 +256,7 @@ pub(crate) fn segment_match(pattern: &str, name: &str) -> bool {
             return false;
         }
     }
-    while i < p.len() && p[i] == '*' {
+    while i < p.len() && p[i] == any {
         i += 1;
     }
     i == p.len()
@@ -258,9 +300,15 @@ const MAX_LINKS: usize = 40;
 /// link followed, the last one only when `follow_last` (removing a link
 /// removes the link). Components that do not exist are taken as written.
 pub(crate) fn physical(path: &Path, follow_last: bool) -> PathBuf {
+    physical_below(Path::new("/"), path, follow_last)
+}
+
+/// As [`physical`] for `dir.join(rest)`, where `dir` is already a path on
+/// disk with no symbolic link on its way (so it is not looked at again).
+pub(crate) fn physical_below(dir: &Path, rest: &Path, follow_last: bool) -> PathBuf {
     let mut todo: Vec<std::ffi::OsString> = Vec::new();
-    push_components(path, &mut todo);
-    let mut out = PathBuf::from("/");
+    push_components(rest, &mut todo);
+    let mut out = dir.to_path_buf();
     let mut links = 0usize;
     let mut exists = true;
     while let Some(part) = todo.pop() {

@@ -21,6 +21,8 @@ pub(crate) struct Place {
 pub(crate) struct Workspace {
     pub cwd: PathBuf,
     cwd_physical: PathBuf,
+    /// Whether `cwd_physical` is the working directory resolved on disk.
+    cwd_resolved: bool,
     pub home: Option<PathBuf>,
     home_physical: Option<PathBuf>,
     /// Additional directories: (as given, on disk).
@@ -55,8 +57,10 @@ fn on_disk(dir: &Path) -> PathBuf {
 
 impl Workspace {
     pub(crate) fn new(cwd: PathBuf, home: Option<PathBuf>) -> Self {
+        let resolved = std::fs::canonicalize(&cwd).ok();
         Workspace {
-            cwd_physical: on_disk(&cwd),
+            cwd_resolved: resolved.is_some(),
+            cwd_physical: resolved.unwrap_or_else(|| path::physical(&cwd, true)),
             cwd,
             home_physical: home.as_deref().map(on_disk),
             home,
@@ -90,6 +94,12 @@ impl Workspace {
         }
     }
 
+    /// Whether the working and home directories are on disk as given (no
+    /// symbolic link on their way).
+    pub(crate) fn anchors_on_disk_as_given(&self) -> bool {
+        self.cwd == self.cwd_physical && self.home == self.home_physical
+    }
+
     /// Every working directory: (as given, on disk).
     fn working_dirs(&self) -> impl Iterator<Item = (&Path, &Path)> {
         std::iter::once((self.cwd.as_path(), self.cwd_physical.as_path()))
@@ -115,9 +125,24 @@ impl Workspace {
     /// An absolute path as a place; `follow_last` unless the last name
     /// itself is removed.
     pub(crate) fn place(&self, written: &Path, follow_last: bool) -> Place {
+        // Most paths are below the working directory, already resolved.
+        let physical = match written.strip_prefix(&self.cwd) {
+            Ok(rest) if self.cwd_resolved => {
+                path::physical_below(&self.cwd_physical, rest, follow_last)
+            }
+            // Nothing exists below a directory that does not: no need to look.
+            Ok(rest)
+                if !rest
+                    .components()
+                    .any(|c| c == std::path::Component::ParentDir) =>
+            {
+                self.cwd_physical.join(rest)
+            }
+            _ => path::physical(written, follow_last),
+        };
         Place {
             lexical: path::normalise(written),
-            physical: path::physical(written, follow_last),
+            physical,
         }
     }
 

@@ -474,9 +474,13 @@ impl PermissionPolicy {
     /// what it is on disk, so a symbolic link does not carry an allow
     /// elsewhere.
     fn path_matches(&self, pattern: &PathPattern, place: &Place, wide: bool) -> bool {
-        let on_disk = pattern.matches(&place.physical, self.ws.physical_anchors(), wide)
-            || pattern.matches(&place.physical, self.ws.anchors(), wide);
-        on_disk || (wide && pattern.matches(&place.lexical, self.ws.anchors(), true))
+        // Without links on the way the three views are one: match it once.
+        let same_anchors = self.ws.anchors_on_disk_as_given();
+        pattern.matches(&place.physical, self.ws.physical_anchors(), wide)
+            || (!same_anchors && pattern.matches(&place.physical, self.ws.anchors(), wide))
+            || (wide
+                && (place.lexical != place.physical || !same_anchors)
+                && pattern.matches(&place.lexical, self.ws.anchors(), true))
     }
 
     /// Whether a rule of one of `tools` matches a place.
@@ -487,6 +491,16 @@ impl PermissionPolicy {
                 Matcher::Path(p) => self.path_matches(p, place, wide),
                 Matcher::Command(_) => false,
             }
+    }
+
+    /// Whether a list has a `Read`, `Edit` or `Write` rule naming paths.
+    fn has_path_rules(&self, lists: &[RuleList]) -> bool {
+        lists.iter().any(|&list| {
+            self.listed(list).iter().any(|r| {
+                matches!(r.tool(), READ_TOOL | "edit" | "write")
+                    && matches!(r.matcher(), Matcher::Path(_))
+            })
+        })
     }
 
     /// Whether any deny `Read(…)` rule could be walked around by a read the
@@ -606,8 +620,12 @@ impl PermissionPolicy {
                     &format!("{subject}, which reads {},", p.lexical.display()),
                 ));
             }
+            // A guess is held only against a rule naming paths: a
+            // tool-wide `Read` deny is about the tool, not every word.
+            let names_paths = matches!(r.matcher(), Matcher::Path(_));
             if let Some(p) = guessed
                 .iter()
+                .filter(|_| names_paths)
                 .find(|p| self.path_rule(r, &[READ_TOOL, "edit", "write"], p, true))
             {
                 return Some(Outcome::rule(
@@ -648,9 +666,13 @@ impl PermissionPolicy {
             return o;
         }
         let (reads, unplaced) = self.read_places(&part.reads, &part.dirs, base);
+        // Guesses matter only to rules naming paths.
+        let guesses =
+            !part.guessed.is_empty() && self.has_path_rules(&[RuleList::Deny, RuleList::Ask]);
         let guessed: Vec<Place> = part
             .guessed
             .iter()
+            .filter(|_| guesses)
             .filter_map(|g| {
                 self.ws
                     .places(&PathWord::Literal(g.clone()), &part.dirs, base, false)
