@@ -29,10 +29,14 @@
 //!    of each stream (head and tail), so a whole result fits what clients show.
 //!    The executor runs a watchdog: if the host is killed with `SIGKILL`, the
 //!    commands it started and its spill files go with it.
-//! 2. The middleware, outermost first: the permission policy (rules and
-//!    mode from the settings, the mode overridable by
-//!    [`PipelineOptions::mode`]). Hooks, the sandbox and a timeout take their
-//!    documented places in this list as they land; nothing else is added.
+//! 2. The middleware, outermost first: the hooks of the settings
+//!    (`dsh-hooks`: `PreToolUse` before the permission layer, so its
+//!    decision reaches it; none when the settings have no hooks or
+//!    `disableAllHooks`), then the permission policy (rules and mode from
+//!    the settings, the mode overridable by [`PipelineOptions::mode`]).
+//!    The sandbox and a timeout take their documented places in this list
+//!    as they land; nothing else is added. `PermissionRequest` hooks answer
+//!    an *ask* before the front-end's approver.
 //!
 //! Approval (who answers an *ask*) is the front-end's: a terminal, an editor,
 //! an MCP client. [`Pipeline::set_approver`] installs one; with none, *ask*
@@ -77,6 +81,10 @@ pub enum HarnessError {
     /// An upstream MCP server could not be fronted.
     #[error("{0}")]
     Upstream(ProxyError),
+    /// The settings' `hooks` section cannot be used (a matcher that is no
+    /// regular expression).
+    #[error("{0}")]
+    Hooks(#[from] dsh_hooks::HookConfigError),
 }
 
 /// What to build the pipeline from. The default: no settings file (every
@@ -171,6 +179,7 @@ impl PipelineOptions {
 pub struct Pipeline {
     registry: ToolRegistry,
     permissions: PermissionMiddleware,
+    hooks: Option<dsh_hooks::HooksMiddleware>,
     executor: Executor,
     cwd: PathBuf,
     settings: Settings,
@@ -224,6 +233,27 @@ impl Pipeline {
                 .policy(cwd.clone(), Some(mode))
                 .with_additional_directories(&options.add_dirs),
         );
+        // Hooks are outside the permission layer: a PreToolUse hook's
+        // decision reaches it with the call.
+        let hooks = dsh_hooks::Hooks::from_settings(&settings)?;
+        let hooks = (!hooks.is_empty()).then(|| {
+            let project = dsh_policy::project_claude_dir(&cwd, user.as_deref())
+                .and_then(|d| d.parent().map(Path::to_path_buf))
+                .unwrap_or_else(|| cwd.clone());
+            let session = dsh_hooks::Session {
+                project_dir: project,
+                ..dsh_hooks::Session::new(cwd.clone())
+            };
+            let mode = permissions.clone();
+            dsh_hooks::HooksMiddleware::new(hooks, session)
+                .with_mode(Arc::new(move || mode.mode().as_str().to_owned()))
+        });
+        if let Some(hooks) = &hooks {
+            registry.use_middleware(hooks.clone());
+            if hooks.has(dsh_policy::HookEvent::PermissionRequest) {
+                permissions.set_approver(Some(Arc::new(hooks.approver(None))));
+            }
+        }
         registry.use_middleware(permissions.clone());
         if options.remember_always {
             let local = dsh_policy::project_claude_dir(&cwd, user.as_deref())
@@ -242,6 +272,7 @@ impl Pipeline {
         Ok(Pipeline {
             registry,
             permissions,
+            hooks,
             executor,
             cwd,
             settings,
@@ -312,8 +343,14 @@ impl Pipeline {
     }
 
     /// Sets who answers *ask* verdicts (`None`: nobody, they fail closed).
+    /// `PermissionRequest` hooks, when the settings have them, answer first.
     pub fn set_approver(&self, approver: Option<Arc<dyn Approver>>) {
-        self.permissions.set_approver(approver);
+        match &self.hooks {
+            Some(hooks) if hooks.has(dsh_policy::HookEvent::PermissionRequest) => self
+                .permissions
+                .set_approver(Some(Arc::new(hooks.approver(approver)))),
+            _ => self.permissions.set_approver(approver),
+        }
     }
 
     /// The verdict of every part of a call (simple commands, written files,

@@ -13,6 +13,10 @@ pub struct ApprovalRequest {
     pub call_id: String,
     /// The tool's name.
     pub tool: String,
+    /// The other names rules and hook matchers know the tool by
+    /// (`mcp__SERVER__tool` for a proxied tool).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_aliases: Vec<String>,
     /// The call's arguments.
     pub arguments: Value,
     /// The agent on whose behalf the call runs.
@@ -37,6 +41,7 @@ impl ApprovalRequest {
     /// let request = ApprovalRequest {
     ///     call_id: "c1".into(),
     ///     tool: "bash".into(),
+    ///     tool_aliases: vec![],
     ///     arguments: serde_json::json!({"command": "make test"}),
     ///     agent: None,
     ///     reason: String::new(),

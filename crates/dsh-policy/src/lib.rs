@@ -369,7 +369,7 @@ mod settings;
 mod shell;
 
 pub use approval::{ApprovalAnswer, ApprovalRequest, ApproveAll, Approver, FnApprover};
-pub use middleware::{PermissionMiddleware, RememberRule};
+pub use middleware::{HookPermission, PermissionMiddleware, RememberRule};
 pub use policy::{
     Decision, Evaluation, Mode, Origin, PartEvaluation, PartKind, PermissionPolicy, UnknownMode,
     DEFAULT_EDIT_TOOLS, PLAN_MODE_MESSAGE, PROTECTED_DIRS,

@@ -149,6 +149,55 @@ fn denial(verdict: &Verdict) -> ToolError {
     }
 }
 
+/// What a hook (Claude Code's `PreToolUse`, run by an outer middleware)
+/// said about a call, put in the call's [`extensions`](ToolExecution::extensions)
+/// for this layer to weigh.
+///
+/// * [`HookPermission::Allow`] skips an *ask* that only the mode made (no
+///   ask rule, nothing unanalysable): a deny or ask rule of the settings
+///   still holds, as in Claude Code.
+/// * [`HookPermission::Ask`] sends to the approver a call the rules and the
+///   mode would allow (a deny still denies; in `dontAsk` it is denied).
+///
+/// A hook's deny never reaches this layer: the hook layer refuses the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookPermission {
+    /// The hook allowed the call, for this reason.
+    Allow(String),
+    /// The hook wants the user asked, for this reason.
+    Ask(String),
+}
+
+/// The verdict once a hook's say is weighed in.
+fn with_hook(mut verdict: Verdict, hook: Option<&HookPermission>, mode: Mode) -> Verdict {
+    let e = &mut verdict.evaluation;
+    match hook {
+        Some(HookPermission::Allow(reason))
+            if e.decision == Decision::Ask
+                && verdict.parts.iter().all(|p| {
+                    p.evaluation.decision != Decision::Ask || p.evaluation.origin == Origin::Mode
+                }) =>
+        {
+            e.decision = Decision::Allow;
+            e.reason = format!("allowed by a PreToolUse hook ({reason}) where the mode would ask");
+        }
+        Some(HookPermission::Ask(reason)) if e.decision == Decision::Allow => {
+            if mode == Mode::DontAsk {
+                e.decision = Decision::Deny;
+                e.origin = Origin::Mode;
+                e.reason = format!(
+                    "a PreToolUse hook asks ({reason}); mode dontAsk denies what it would ask about"
+                );
+            } else {
+                e.decision = Decision::Ask;
+                e.reason = format!("a PreToolUse hook asks: {reason}");
+            }
+        }
+        _ => {}
+    }
+    verdict
+}
+
 impl Middleware for PermissionMiddleware {
     fn handle(&self, exec: ToolExecution, next: Next) -> BoxFuture<'static, MiddlewareResult> {
         let Some(tool) = next.tool(&exec.name) else {
@@ -164,8 +213,13 @@ impl Middleware for PermissionMiddleware {
             return Box::pin(async move { Err(err) });
         }
         let read_only = tool.annotations().is_read_only();
-        let verdict =
-            read(&self.state.policy).evaluate(&exec.name, tool.aliases(), args, read_only);
+        let (verdict, mode) = {
+            let policy = read(&self.state.policy);
+            let verdict = policy.evaluate(&exec.name, tool.aliases(), args, read_only);
+            (verdict, policy.mode())
+        };
+        let verdict = with_hook(verdict, exec.extensions.get::<HookPermission>(), mode);
+        let aliases = tool.aliases().to_vec();
         let state = self.state.clone();
         Box::pin(async move {
             match verdict.evaluation.decision {
@@ -180,6 +234,7 @@ impl Middleware for PermissionMiddleware {
             let request = ApprovalRequest {
                 call_id: exec.call_id.clone(),
                 tool: exec.name.clone(),
+                tool_aliases: aliases,
                 arguments: exec.arguments.to_value(),
                 agent: exec.agent.clone(),
                 reason: verdict.evaluation.reason.clone(),

@@ -22,12 +22,12 @@
 //! tools, `env` sets variables for every command, `permissions.additionalDirectories`
 //! extends where `acceptEdits` allows edits, `disableBypassPermissionsMode:
 //! "disable"` refuses that mode ([`Settings::effective_mode`]),
-//! `disableAllHooks` is read. `hooks` and `sandbox` (Claude Code's keys
-//! and ours) are parsed, so a mistake in them is reported precisely, but
-//! this build does not run hooks or confine processes, so a file that
-//! configures hooks or enables a sandbox is refused rather than silently
-//! half-honoured. An empty `"hooks": {}` and `"sandbox": {"enabled": false}`
-//! are accepted. For the same reason `allowedMcpServers` and
+//! `hooks` (command hooks; another handler type, `async` or `once` is
+//! refused, naming it) and `disableAllHooks` configure the hooks
+//! middleware. `sandbox` (Claude Code's keys and ours) is parsed, so a
+//! mistake in it is reported precisely, but this build does not confine
+//! processes, so a file that enables a sandbox is refused rather than
+//! silently half-honoured; `"sandbox": {"enabled": false}` is accepted. For the same reason `allowedMcpServers` and
 //! `deniedMcpServers` are refused until the proxy honours them.
 
 use crate::policy::{Mode, PermissionPolicy};
@@ -48,7 +48,7 @@ pub struct Settings {
     /// Permission rules and the default mode.
     #[serde(default)]
     pub permissions: PermissionSettings,
-    /// Hooks (parsed; not supported by this build).
+    /// Hooks, by event (Claude Code's format; run by the hooks middleware).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hooks: Option<HookSettings>,
     /// Process confinement (parsed; not supported by this build). Read from
@@ -151,55 +151,102 @@ pub struct BashSettings {
     pub max_output_bytes: Option<u64>,
 }
 
-/// The hook events of a settings file.
+/// The hook events of a settings file: Claude Code's names. The four of a
+/// tool call (`PreToolUse`, `PostToolUse`, `PostToolUseFailure`,
+/// `PermissionRequest`) run; the others are accepted, so a real file loads,
+/// and have nothing to fire on in a tool layer ([`HookEvent::applies`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[allow(missing_docs)]
 pub enum HookEvent {
-    /// Before a tool call.
     PreToolUse,
-    /// After a tool call.
     PostToolUse,
-    /// A notification to the user.
+    PostToolUseFailure,
+    PermissionRequest,
+    PostToolBatch,
+    PermissionDenied,
     Notification,
-    /// The user submitted a prompt.
     UserPromptSubmit,
-    /// The agent stopped.
+    UserPromptExpansion,
     Stop,
-    /// A subagent stopped.
+    StopFailure,
+    SubagentStart,
     SubagentStop,
-    /// Before compaction.
     PreCompact,
-    /// A session started.
+    PostCompact,
+    Elicitation,
+    ElicitationResult,
+    TeammateIdle,
+    TaskCreated,
+    TaskCompleted,
+    Setup,
+    InstructionsLoaded,
+    CwdChanged,
+    FileChanged,
+    ConfigChange,
+    WorktreeCreate,
+    WorktreeRemove,
     SessionStart,
-    /// A session ended.
     SessionEnd,
+    PreModelSwitch,
+    PostModelSwitch,
+    MessageDisplay,
+    DirectoryAdded,
+}
+
+impl HookEvent {
+    /// Whether a tool layer has this event: the four of a tool call.
+    pub fn applies(self) -> bool {
+        matches!(
+            self,
+            HookEvent::PreToolUse
+                | HookEvent::PostToolUse
+                | HookEvent::PostToolUseFailure
+                | HookEvent::PermissionRequest
+        )
+    }
 }
 
 /// `hooks`: event → matchers.
 pub type HookSettings = BTreeMap<HookEvent, Vec<HookMatcher>>;
 
 /// Which tools a group of hooks applies to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HookMatcher {
-    /// `*` or empty for all tools, `a|b` for a list, otherwise a regex.
+    /// Empty, absent or `*` for all tools; letters, digits, `_`, `-`, spaces,
+    /// `,` and `|` only for a list of exact names; otherwise a regex.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matcher: Option<String>,
     /// The hooks to run.
     pub hooks: Vec<HookCommand>,
 }
 
-/// One hook.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
-pub enum HookCommand {
-    /// Runs a shell command.
-    Command {
-        /// The command line.
-        command: String,
-        /// Seconds before the hook is abandoned.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        timeout: Option<u64>,
-    },
+/// One hook: a command (`"type": "command"`, the only type this build runs;
+/// the file is refused for any other, naming it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HookCommand {
+    /// `command`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The command line, run by `sh -c` in the working directory.
+    pub command: String,
+    /// Seconds before the hook is killed (default 600, Claude Code's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<f64>,
+    /// Claude Code's spinner text while the hook runs; ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// Claude Code's run-once-per-session flag for skills; refused when true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub once: Option<bool>,
+    /// Claude Code's background hooks; refused when true.
+    #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
+    pub run_async: Option<bool>,
+    /// Our extension: a timeout, a crash or output that is not JSON blocks
+    /// the call instead of letting it proceed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_closed: Option<bool>,
 }
 
 /// `sandbox`: how bash commands are confined.
@@ -358,12 +405,35 @@ impl Settings {
     }
 
     fn check(&self) -> Result<(), SettingsError> {
-        if self.hooks.as_ref().is_some_and(|h| !h.is_empty()) {
-            return Err(SettingsError::new(
-                SettingsErrorKind::Unsupported,
-                Some("hooks".into()),
-                "hooks are not supported by this build yet; remove the \"hooks\" key (it would otherwise be ignored)".into(),
-            ));
+        for (event, matchers) in self.hooks.iter().flatten() {
+            for (i, m) in matchers.iter().enumerate() {
+                for (j, h) in m.hooks.iter().enumerate() {
+                    let at = |key: &str| format!("hooks.{event:?}[{i}].hooks[{j}].{key}");
+                    if h.run_async == Some(true) {
+                        return Err(SettingsError::new(
+                            SettingsErrorKind::Unsupported,
+                            Some(at("async")),
+                            "background (async) hooks are not supported; remove \"async\" to run the hook before the call goes on".into(),
+                        ));
+                    }
+                    if h.once == Some(true) {
+                        return Err(SettingsError::new(
+                            SettingsErrorKind::Unsupported,
+                            Some(at("once")),
+                            "\"once\" hooks (for skills) are not supported".into(),
+                        ));
+                    }
+                    if h.timeout.is_some_and(|t| !(t > 0.0 && t <= 86_400.0)) {
+                        return Err(invalid(
+                            at("timeout"),
+                            "must be a number of seconds above 0 and at most 86400",
+                        ));
+                    }
+                    if h.command.trim().is_empty() {
+                        return Err(invalid(at("command"), "must not be empty"));
+                    }
+                }
+            }
         }
         if self.sandbox.is_some() || self.sandbox_enabled == Some(true) {
             return Err(SettingsError::new(
@@ -748,7 +818,26 @@ fn check_shape(root: &serde_json::Value) -> Result<(), SettingsError> {
                 object(m, &format!("hooks.{event}[{i}]"))?;
                 if let Some(Value::Array(hooks)) = m.get("hooks") {
                     for (j, h) in hooks.iter().enumerate() {
-                        object(h, &format!("hooks.{event}[{i}].hooks[{j}]"))?;
+                        let at = format!("hooks.{event}[{i}].hooks[{j}]");
+                        object(h, &at)?;
+                        // Another handler type has other keys: name the type,
+                        // not the first key the command type does not know.
+                        match h.get("type") {
+                            Some(Value::String(t)) if t == "command" => {}
+                            Some(Value::String(t)) => {
+                                return Err(SettingsError::new(
+                                    SettingsErrorKind::Unsupported,
+                                    Some(format!("{at}.type")),
+                                    format!("hooks of type \"{t}\" are not supported; only \"command\" hooks run"),
+                                ))
+                            }
+                            _ => {
+                                return Err(invalid(
+                                    format!("{at}.type"),
+                                    "must be \"command\"",
+                                ))
+                            }
+                        }
                     }
                 }
             }
@@ -911,6 +1000,14 @@ impl Settings {
                 p.disable_auto_mode.or(out.permissions.disable_auto_mode);
             out.env.extend(layer.env);
             out.disable_all_hooks = layer.disable_all_hooks.or(out.disable_all_hooks);
+            // Hooks add up across files, as Claude Code runs them all.
+            for (event, matchers) in layer.hooks.into_iter().flatten() {
+                out.hooks
+                    .get_or_insert_with(Default::default)
+                    .entry(event)
+                    .or_default()
+                    .extend(matchers);
+            }
             let b = layer.bash;
             out.bash.default_timeout_ms = b.default_timeout_ms.or(out.bash.default_timeout_ms);
             out.bash.max_timeout_ms = b.max_timeout_ms.or(out.bash.max_timeout_ms);

@@ -127,13 +127,39 @@ fn unknown_mode_is_named() {
 }
 
 #[test]
-fn hooks_are_parsed_then_refused() {
-    let hooks = r#"{"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 60}]}]}}"#;
-    let e = err(hooks);
-    assert_eq!(e.kind(), SettingsErrorKind::Unsupported);
-    assert_eq!(e.key(), Some("hooks"));
-    assert!(e.to_string().contains("not supported by this build"), "{e}");
-    // The shape is checked first.
+fn hooks_are_checked_and_what_cannot_run_is_refused() {
+    use dsh_policy::HookEvent;
+    let hooks = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 60, "statusMessage": "checking", "failClosed": true}]}],
+        "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}}"#;
+    let s = Settings::from_str(hooks).unwrap();
+    let pre = &s.hooks.as_ref().unwrap()[&HookEvent::PreToolUse][0];
+    assert_eq!(pre.matcher.as_deref(), Some("Bash"));
+    assert_eq!(pre.hooks[0].timeout, Some(60.0));
+    assert_eq!(pre.hooks[0].fail_closed, Some(true));
+    assert!(HookEvent::PreToolUse.applies() && !HookEvent::SessionStart.applies());
+    // Another handler type is named, not its first unknown key.
+    for (kind, extra) in [
+        ("http", r#""url": "http://x""#),
+        ("prompt", r#""prompt": "x""#),
+        ("agent", r#""prompt": "x""#),
+        ("mcp_tool", r#""server": "x""#),
+    ] {
+        let e = err(&format!(
+            r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "{kind}", {extra}}}]}}]}}}}"#
+        ));
+        assert_eq!(e.kind(), SettingsErrorKind::Unsupported, "{kind}");
+        assert_eq!(e.key(), Some("hooks.PreToolUse[0].hooks[0].type"), "{kind}");
+        assert!(e.to_string().contains(kind), "{e}");
+    }
+    let e = err(
+        r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "x", "async": true}]}]}}"#,
+    );
+    assert_eq!(e.key(), Some("hooks.PostToolUse[0].hooks[0].async"));
+    let e = err(
+        r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}"#,
+    );
+    assert_eq!(e.key(), Some("hooks.PostToolUse[0].hooks[0].timeout"));
+    // The shape is checked.
     let e = err(
         r#"{"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "cmd": "x"}]}]}}"#,
     );
@@ -141,8 +167,22 @@ fn hooks_are_parsed_then_refused() {
     assert!(e.to_string().contains("cmd"), "{e}");
     let e = err(r#"{"hooks": {"BeforeEverything": []}}"#);
     assert_eq!(e.kind(), SettingsErrorKind::Invalid);
-    // Nothing configured: nothing ignored.
     assert!(Settings::from_str(r#"{"hooks": {}}"#).is_ok());
+}
+
+#[test]
+fn hooks_add_up_across_files() {
+    use dsh_policy::HookEvent;
+    let user: Settings = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "a"}]}]}}"#.parse().unwrap();
+    let project: Settings = r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "b"}]}], "PostToolUse": [{"hooks": [{"type": "command", "command": "c"}]}]}}"#.parse().unwrap();
+    let (merged, _) = Settings::merge(vec![("u".into(), user), ("p".into(), project)]);
+    let hooks = merged.hooks.unwrap();
+    let pre: Vec<&str> = hooks[&HookEvent::PreToolUse]
+        .iter()
+        .map(|m| m.hooks[0].command.as_str())
+        .collect();
+    assert_eq!(pre, ["a", "b"]);
+    assert_eq!(hooks[&HookEvent::PostToolUse].len(), 1);
 }
 
 #[test]

@@ -236,6 +236,61 @@ pub struct ToolExecution {
     pub cancel: Option<CancellationToken>,
     /// Where the tool reports how far it got, when someone reads it.
     pub progress: Option<ToolProgress>,
+    /// What an outer middleware hands to inner ones about this call (a
+    /// hook's permission decision for the permission layer, say).
+    pub extensions: Extensions,
+}
+
+/// Values of any type, one per type, carried with a call from one
+/// middleware to the next. Cheap to clone (values are shared).
+///
+/// ```
+/// use dsh_tools::Extensions;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Approved(bool);
+///
+/// let mut ext = Extensions::default();
+/// ext.insert(Approved(true));
+/// assert_eq!(ext.get::<Approved>(), Some(&Approved(true)));
+/// assert_eq!(ext.get::<String>(), None);
+/// ```
+#[derive(Clone, Default)]
+pub struct Extensions {
+    values: Vec<(
+        std::any::TypeId,
+        std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    )>,
+}
+
+impl Extensions {
+    /// Sets the value of type `T`, replacing one set before.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        let id = std::any::TypeId::of::<T>();
+        self.values.retain(|(t, _)| *t != id);
+        self.values.push((id, std::sync::Arc::new(value)));
+    }
+
+    /// The value of type `T`, if one was set.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        let id = std::any::TypeId::of::<T>();
+        self.values
+            .iter()
+            .find(|(t, _)| *t == id)
+            .and_then(|(_, v)| v.downcast_ref::<T>())
+    }
+
+    /// Removes the value of type `T`.
+    pub fn remove<T: Send + Sync + 'static>(&mut self) {
+        let id = std::any::TypeId::of::<T>();
+        self.values.retain(|(t, _)| *t != id);
+    }
+}
+
+impl std::fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Extensions({} values)", self.values.len())
+    }
 }
 
 impl ToolExecution {
@@ -252,6 +307,7 @@ impl ToolExecution {
             agent: None,
             cancel: None,
             progress: None,
+            extensions: Extensions::default(),
         }
     }
 

@@ -1,0 +1,117 @@
+//! # dsh-hooks
+//!
+//! Claude Code's hook scripts, unchanged, before and after every tool call:
+//! the `hooks` section of the settings files as a middleware of the
+//! [`dsh_tools`] pipeline, for first-party and proxied MCP tools alike.
+//!
+//! ```no_run
+//! use dsh_hooks::{Hooks, HooksMiddleware, Session};
+//! use dsh_policy::Settings;
+//! use dsh_tools::ToolRegistry;
+//!
+//! let settings: Settings = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash",
+//!     "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 30}]}]}}"#
+//!     .parse()
+//!     .unwrap();
+//! let hooks = HooksMiddleware::new(Hooks::from_settings(&settings).unwrap(), Session::new("/work/proj"));
+//! let registry = ToolRegistry::new();
+//! registry.use_middleware(hooks); // outside the permission layer
+//! ```
+//!
+//! ## Events
+//!
+//! | event | when | what it can do |
+//! |---|---|---|
+//! | `PreToolUse` | before the permission layer | block (exit 2), `permissionDecision` allow / deny / ask / defer, `updatedInput`, `additionalContext`, `continue: false` |
+//! | `PermissionRequest` | before an *ask* reaches the approver ([`HookApprover`]) | `decision.behavior` allow / deny answers it; exit 2 denies |
+//! | `PostToolUse` | after a successful result | `decision: "block"` (or exit 2) turns it into an error, `additionalContext` |
+//! | `PostToolUseFailure` | after an error result | the same |
+//!
+//! Claude Code's other events (`SessionStart`, `Stop`, `Notification`, …)
+//! are accepted in the file and never fire: a tool layer has no session,
+//! prompt or turn of its own. `disableAllHooks: true` turns every hook off.
+//! Only `"type": "command"` hooks run; the settings refuse other types,
+//! `async` and `once`, naming them.
+//!
+//! ## Matchers and names
+//!
+//! Empty, absent or `*` matches every tool; a matcher of only letters,
+//! digits, `_`, `-`, spaces, `,` and `|` is a list of exact names (`Edit|Write`,
+//! compared case-insensitively); anything else is an unanchored regular
+//! expression (`mcp__github__.*`), as Claude Code reads them. A tool answers
+//! to Claude Code's name (`Bash` for `bash`, `BashOutput`, `KillShell`,
+//! `mcp__SERVER__TOOL` for a proxied tool) and to ours (`bash`,
+//! `SERVER__TOOL`), and `tool_name` in the input is Claude Code's. A bare
+//! `mcp__SERVER` matches no tool, as in Claude Code.
+//!
+//! ## Input
+//!
+//! One JSON object on stdin: `session_id`, `transcript_path` (empty: there
+//! is none), `cwd`, `permission_mode`, `hook_event_name`, `tool_name`,
+//! `tool_input` (our arguments; for `bash` also `timeout`, in milliseconds,
+//! beside `timeout_ms`), `tool_use_id`; post events add `tool_response`
+//! (our result: `content`, `isError`, `error`, `structuredContent`) and
+//! `duration_ms`, and `PostToolUseFailure` adds `error` (the text the model
+//! sees) and `is_interrupt`. The command runs as `sh -c COMMAND` in the
+//! working directory with `CLAUDE_PROJECT_DIR` and `DSH_PROJECT_DIR` set,
+//! in its own process group; stdin is closed after the JSON (a hook that
+//! does not read it is fine).
+//!
+//! ## Output
+//!
+//! * Exit 0: stdout is read as JSON when it is JSON (plain text is for a
+//!   transcript and ignored). Exit 2: the call is blocked (`HOOK_BLOCKED`),
+//!   the reason from the JSON's blocking decision, else stderr, else
+//!   `blocked by PreToolUse hook`; exit 2 overrides a JSON allow. Any other
+//!   exit, a signal, a spawn failure, a timeout or JSON that is not an
+//!   object: a non-blocking error logged on stderr with the hook's command,
+//!   and the call goes on.
+//! * `failClosed: true` on a hook (our extension): a timeout, a crash, an
+//!   exit code other than 0 and 2, or output that is not JSON blocks.
+//! * Decisions of all hooks merge deny > defer > ask > allow. A deny is
+//!   `PERMISSION_DENIED` naming the hook's reason. `allow` skips an *ask*
+//!   only the mode made; a deny or ask rule of the settings, or a command
+//!   the policy cannot analyse, still holds. `ask` goes to the approver
+//!   even where the rules allow. `defer` leaves the usual flow.
+//! * `updatedInput` replaces the whole input and is validated again by the
+//!   tool's schema (an invalid one is `INVALID_ARGS`); `timeout` is read
+//!   back as `timeout_ms`.
+//! * `additionalContext` is appended to the result the model sees
+//!   (`[hook context] …`). Text for the model over 10 000 characters is
+//!   written to a file; the model gets the first 2 000 and the path.
+//! * `continue: false` blocks the call (pre) or turns the result into an
+//!   error (post) with `stopReason`: there is no agent loop here to stop.
+//!   `suppressOutput` is accepted and has nothing to hide here;
+//!   `systemMessage` is logged.
+//!
+//! ## Running
+//!
+//! All hooks matching one event run in parallel; identical commands run
+//! once (the stricter `failClosed` wins). Each has its `timeout` in seconds
+//! (default 600, Claude Code's); when it fires, or when the shell exits,
+//! or when the call is dropped, the hook's whole process group is killed,
+//! so no hook process is left behind. Output is read whole, up to 64 MiB a
+//! stream (more is an error).
+//!
+//! ## Claude Code itself
+//!
+//! [`pre_tool_use_answer`] (the `dsh hook pre-tool-use` command) answers
+//! Claude Code's own `PreToolUse` input from our shell-aware policy.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod answer;
+mod claude;
+mod config;
+mod middleware;
+mod run;
+
+pub use answer::{Answer, Permission};
+pub use claude::pre_tool_use_answer;
+pub use config::{
+    claude_name, tool_names, HookConfigError, HookSpec, Hooks, Matcher, DEFAULT_TIMEOUT,
+};
+pub use middleware::{
+    HookApprover, HookLog, HooksMiddleware, ModeSource, Session, MODEL_TEXT_LIMIT,
+};
+pub use run::{run_hook, HookRun, RunEnd, MAX_OUTPUT};
