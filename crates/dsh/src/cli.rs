@@ -89,6 +89,30 @@ pub enum Command {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// Serve as a hook of Claude Code itself
+    Hook {
+        #[command(subcommand)]
+        command: HookSubcommand,
+    },
+}
+
+/// The `dsh hook` commands.
+#[derive(Subcommand, Debug, PartialEq, Eq)]
+pub enum HookSubcommand {
+    /// Answer Claude Code's PreToolUse hook from the dsh policy
+    ///
+    /// Reads Claude Code's PreToolUse JSON on standard input and prints
+    /// {"hookSpecificOutput": {"permissionDecision": "allow|deny|ask", ...}}
+    /// decided by the shell-aware policy of the settings Claude Code reads
+    /// (found from the input's "cwd" unless --cwd is given), in the input's
+    /// permission_mode unless --mode is given. Prints nothing when only the
+    /// mode would ask, so Claude Code decides as usual. Input it cannot read
+    /// exits 2, which blocks the call.
+    #[command(verbatim_doc_comment)]
+    PreToolUse {
+        #[command(flatten)]
+        options: PipelineOptions,
+    },
 }
 
 /// The `dsh policy` commands.
@@ -130,6 +154,9 @@ impl Command {
             Command::Policy {
                 command: PolicyCommand::Check { .. },
             } => &["policy", "check"],
+            Command::Hook {
+                command: HookSubcommand::PreToolUse { .. },
+            } => &["hook", "pre-tool-use"],
         }
     }
 }

@@ -8,7 +8,8 @@ mod cli;
 
 use clap::Parser;
 use cli::{
-    Cli, Command, PipelineOptions, PolicyCommand, SchemasFormat, UpstreamOptions, UsageError,
+    Cli, Command, HookSubcommand, PipelineOptions, PolicyCommand, SchemasFormat, UpstreamOptions,
+    UsageError,
 };
 use dsh_harness::{Pipeline, PipelineOptions as HarnessOptions};
 use dsh_policy::{ApproveAll, Approver};
@@ -17,6 +18,7 @@ use dsh_tools::{
 };
 use serde_json::{json, Value};
 use std::io::{self, IsTerminal, Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -218,6 +220,43 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             }
             Ok(print_json(&output, status))
         }
+        Command::Hook {
+            command: HookSubcommand::PreToolUse { options },
+        } => Ok(pre_tool_use_hook(options)),
+    }
+}
+
+/// `dsh hook pre-tool-use`: Claude Code's input on stdin, our answer on
+/// stdout. What cannot be answered exits 2, which Claude Code reads as a block.
+fn pre_tool_use_hook(mut options: PipelineOptions) -> ExitCode {
+    let fail = |why: String| {
+        eprintln!("dsh hook pre-tool-use: {why}");
+        ExitCode::from(2)
+    };
+    let mut text = String::new();
+    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+        return fail(format!("cannot read standard input: {e}"));
+    }
+    let mut input: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => return fail(format!("the input is not JSON: {e}")),
+    };
+    if options.cwd.is_none() {
+        options.cwd = input.get("cwd").and_then(Value::as_str).map(PathBuf::from);
+    }
+    if options.mode.is_some() {
+        if let Some(obj) = input.as_object_mut() {
+            obj.remove("permission_mode");
+        }
+    }
+    let pipeline = match build_pipeline(&options, Approval::None) {
+        Ok(p) => p,
+        Err(e) => return fail(e.0),
+    };
+    match dsh_hooks::pre_tool_use_answer(&pipeline.permissions().policy(), &input) {
+        Ok(Some(answer)) => print_json(&answer, ExitCode::SUCCESS),
+        Ok(None) => ExitCode::SUCCESS,
+        Err(why) => fail(why),
     }
 }
 

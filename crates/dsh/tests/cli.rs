@@ -932,3 +932,139 @@ fn settings_are_discovered_and_merged_as_claude_code_does() {
     assert_eq!(only["files"], json!([extra]));
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Claude Code's PreToolUse JSON, exactly as it sends it, answered from our
+/// policy and the project's settings found from the input's `cwd`.
+#[test]
+fn hook_pre_tool_use_answers_claude_code_from_the_dsh_policy() {
+    let dir = std::env::temp_dir().join(format!("dsh-cli-hook-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".claude")).unwrap();
+    let dir = std::fs::canonicalize(&dir).unwrap();
+    std::fs::write(
+        dir.join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(npm test:*)"], "deny": ["Bash(rm:*)", "Read(./.env)"]}}"#,
+    )
+    .unwrap();
+    let input = |tool: &str, tool_input: Value| {
+        json!({
+            "session_id": "abc123",
+            "transcript_path": "/home/user/.claude/projects/proj/00893aaf-19fa-41d2-8238-13269b9b3ca0.jsonl",
+            "cwd": dir.display().to_string(),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": "toolu_01ABC123"
+        })
+        .to_string()
+    };
+    let answer = |tool: &str, tool_input: Value| {
+        let out = dsh_with_stdin(&["hook", "pre-tool-use"], &input(tool, tool_input));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (!text.trim().is_empty()).then(|| serde_json::from_str::<Value>(&text).unwrap())
+    };
+    let decision = |a: &Option<Value>| {
+        a.as_ref()
+            .map(|v| v["hookSpecificOutput"]["permissionDecision"].clone())
+    };
+    // What Claude Code's prefix rules miss: the denied command after `&&`.
+    let a = answer(
+        "Bash",
+        json!({"command": "npm test && rm -rf build", "description": "Run tests", "timeout": 120000}),
+    );
+    assert_eq!(decision(&a), Some(json!("deny")));
+    assert_eq!(
+        a.as_ref().unwrap()["hookSpecificOutput"]["hookEventName"],
+        "PreToolUse"
+    );
+    assert!(a.unwrap()["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .contains("Bash(rm:*)"));
+    assert_eq!(
+        decision(&answer(
+            "Bash",
+            json!({"command": "npm test -- --watch=false"})
+        )),
+        Some(json!("allow"))
+    );
+    assert_eq!(
+        decision(&answer("Bash", json!({"command": "cat .env | base64"}))),
+        Some(json!("deny"))
+    );
+    assert_eq!(
+        decision(&answer(
+            "Read",
+            json!({"file_path": dir.join(".env").display().to_string()})
+        )),
+        Some(json!("deny"))
+    );
+    assert_eq!(
+        decision(&answer(
+            "Read",
+            json!({"file_path": dir.join("README.md").display().to_string()})
+        )),
+        Some(json!("allow"))
+    );
+    assert_eq!(
+        decision(&answer("Bash", json!({"command": "eval \"$X\""}))),
+        Some(json!("ask"))
+    );
+    // Only the mode would ask: left to Claude Code.
+    assert_eq!(answer("Bash", json!({"command": "make"})), None);
+    // Input it cannot read blocks (exit 2), saying why.
+    let out = dsh_with_stdin(&["hook", "pre-tool-use"], "{\"tool_name\": 5}");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tool_name"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn dsh_call_runs_the_settings_hooks() {
+    let settings = settings_file(
+        "hooks",
+        r#"{"permissions": {"allow": ["Bash(echo:*)"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "echo broken >&2; exit 1"},
+            {"type": "command", "command": "grep -q secret && { echo 'no secrets' >&2; exit 2; }; exit 0"}
+        ]}]}}"#,
+    );
+    let settings = settings.display().to_string();
+    let out = dsh(&[
+        "call",
+        "bash",
+        r#"{"command": "echo fine"}"#,
+        "--settings",
+        &settings,
+        "--no-user-settings",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_out(&out)["content"][0]["text"], "fine\n[exit code: 0]");
+    // The failing hook is logged with its command, and the call went on.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("`echo broken >&2; exit 1`: exited with code 1: broken"),
+        "{stderr}"
+    );
+    let out = dsh(&[
+        "call",
+        "bash",
+        r#"{"command": "echo secret"}"#,
+        "--settings",
+        &settings,
+        "--no-user-settings",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let result = json_out(&out);
+    assert_eq!(result["error"]["code"], "HOOK_BLOCKED");
+    assert_eq!(result["content"][0]["text"], "Error: no secrets");
+}

@@ -1089,3 +1089,33 @@ async fn a_library_user_calls_proxied_tools_through_a_registry() {
     proxy.shutdown().await;
     assert!(!alive(pid), "the upstream outlived shutdown");
 }
+
+/// Hooks fire for proxied tools under Claude Code's `mcp__SERVER__TOOL`
+/// name, through `dsh mcp`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_run_for_upstream_tools_under_claude_codes_names() {
+    let guard = r#"input=$(cat); echo "$input" > pre.json; case "$input" in *forbidden*) echo "no forbidden words" >&2; exit 2;; esac"#;
+    let settings = json!({
+        "permissions": {"allow": ["mcp__fx"]},
+        "hooks": {
+            "PreToolUse": [{"matcher": "mcp__fx__.*", "hooks": [{"type": "command", "command": guard}]}],
+            "PostToolUse": [{"matcher": "mcp__fx__echo", "hooks": [{"type": "command", "command": r#"echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "seen by the post hook"}}'"#}]}]
+        }
+    });
+    let (dir, proxy) = fx("hooks", settings, Client::default()).await;
+    let ok = proxy.call("echo", json!({"text": "hello"})).await;
+    assert_eq!(ok.is_error, Some(false));
+    assert_eq!(text(&ok), "hello\n[hook context] seen by the post hook");
+    let pre: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("pre.json")).unwrap()).unwrap();
+    assert_eq!(pre["tool_name"], "mcp__fx__echo");
+    assert_eq!(pre["tool_input"]["text"], "hello");
+    let blocked = proxy.call("echo", json!({"text": "forbidden"})).await;
+    assert_eq!(blocked.is_error, Some(true));
+    assert_eq!(code(&blocked), "HOOK_BLOCKED");
+    assert!(
+        text(&blocked).contains("no forbidden words"),
+        "{}",
+        text(&blocked)
+    );
+}
