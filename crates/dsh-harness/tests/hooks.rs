@@ -657,3 +657,66 @@ struct WriteArgs {
     /// What it holds.
     content: String,
 }
+
+#[tokio::test]
+async fn fail_closed_hooks_block_on_crashes_and_output_that_is_not_json() {
+    for (name, command, why) in [
+        (
+            "fc-text",
+            "echo looks fine",
+            "printed output that is not JSON",
+        ),
+        ("fc-exit", "exit 1", "exited with code 1"),
+        ("fc-signal", "kill -9 $$", "was killed by signal 9"),
+    ] {
+        let (_dir, p) = fx(
+            name,
+            settings(
+                &["Bash(echo:*)"],
+                json!({"PreToolUse": [{"hooks": [{"type": "command", "command": command, "failClosed": true}]}]}),
+            ),
+            &[],
+        );
+        let r = bash(&p, "echo x").await;
+        assert_eq!(r.code(), Some(ErrorCode::HookBlocked), "{name}");
+        assert!(r.text().contains(why), "{name}: {}", r.text());
+        assert!(r.text().contains("fails closed"), "{name}: {}", r.text());
+    }
+    // Without failClosed, plain text on exit 0 is for a transcript: the call runs.
+    let (_dir, p) = fx(
+        "fc-off",
+        settings(&["Bash(echo:*)"], hook("PreToolUse", "", "echo looks fine")),
+        &[],
+    );
+    assert_eq!(bash(&p, "echo x").await.text(), "x\n[exit code: 0]");
+}
+
+#[tokio::test]
+async fn continue_false_stops_the_call_with_its_reason() {
+    let stop = r#"echo '{"continue": false, "stopReason": "maintenance window", "suppressOutput": true, "systemMessage": "stopping"}'"#;
+    let (dir, p) = fx(
+        "stop",
+        settings(&["Bash(echo:*)"], hook("PreToolUse", "Bash", stop)),
+        &[],
+    );
+    let r = bash(&p, "echo x > ran.txt").await;
+    assert_eq!(r.code(), Some(ErrorCode::HookBlocked));
+    assert_eq!(
+        r.text(),
+        "Error: stopped by a PreToolUse hook: maintenance window"
+    );
+    assert!(!dir.path("ran.txt").exists());
+    let mut edits = settings(&["Bash(echo:*)"], hook("PostToolUse", "Bash", stop));
+    edits["permissions"]["defaultMode"] = json!("acceptEdits");
+    let (dir, p) = fx("stop-post", edits, &[]);
+    let r = bash(&p, "echo x > ran.txt").await;
+    assert_eq!(r.code(), Some(ErrorCode::HookBlocked));
+    assert!(
+        r.text()
+            .starts_with("Error: PostToolUse hook: maintenance window"),
+        "{}",
+        r.text()
+    );
+    // The command did run: a post hook cannot undo it, only tell the model.
+    assert!(dir.path("ran.txt").exists());
+}

@@ -4,18 +4,34 @@
 //! the `hooks` section of the settings files as a middleware of the
 //! [`dsh_tools`] pipeline, for first-party and proxied MCP tools alike.
 //!
-//! ```no_run
+//! ```
 //! use dsh_hooks::{Hooks, HooksMiddleware, Session};
 //! use dsh_policy::Settings;
-//! use dsh_tools::ToolRegistry;
+//! use dsh_tools::{define_tool, ContentBlock, ErrorCode, ToolArgs, ToolExecution, ToolRegistry};
 //!
-//! let settings: Settings = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash",
-//!     "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 30}]}]}}"#
+//! #[derive(ToolArgs, serde::Deserialize)]
+//! struct Args {
+//!     /// What to say.
+//!     text: String,
+//! }
+//!
+//! let settings: Settings = r#"{"hooks": {"PreToolUse": [{"matcher": "say",
+//!     "hooks": [{"type": "command", "command": "grep -q secret && { echo 'no secrets' >&2; exit 2; }; exit 0"}]}]}}"#
 //!     .parse()
 //!     .unwrap();
-//! let hooks = HooksMiddleware::new(Hooks::from_settings(&settings).unwrap(), Session::new("/work/proj"));
+//! let hooks = HooksMiddleware::new(Hooks::from_settings(&settings).unwrap(), Session::new(std::env::temp_dir()));
 //! let registry = ToolRegistry::new();
-//! registry.use_middleware(hooks); // outside the permission layer
+//! registry.register(define_tool("say", "Says it.", |a: Args, _ctx| async move {
+//!     Ok(vec![ContentBlock::text(a.text)])
+//! })).unwrap();
+//! registry.use_middleware(hooks); // outside the permission layer, when there is one
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let said = registry.execute(ToolExecution::new("c1", "say", r#"{"text": "hello"}"#)).await;
+//! assert_eq!(said.text(), "hello");
+//! let blocked = registry.execute(ToolExecution::new("c2", "say", r#"{"text": "a secret"}"#)).await;
+//! assert_eq!(blocked.code(), Some(ErrorCode::HookBlocked));
+//! assert_eq!(blocked.text(), "Error: no secrets");
+//! # });
 //! ```
 //!
 //! ## Events
