@@ -210,6 +210,15 @@ impl Pipeline {
         let (settings, sources) = Settings::merge(layers);
         let config = ExecutorConfig {
             keep_spill_files: options.keep_spill_files,
+            sandbox: sandbox_policy(&settings, &cwd),
+            sandbox_dirs: settings
+                .permissions
+                .additional_directories
+                .iter()
+                .map(PathBuf::from)
+                .chain(options.add_dirs.iter().cloned())
+                .map(|d| if d.is_absolute() { d } else { cwd.join(d) })
+                .collect(),
             ..executor_config(&settings, &cwd)
         };
         let executor = Executor::new(config).map_err(HarnessError::Executor)?;
@@ -379,6 +388,32 @@ impl Pipeline {
             .map(|t| (t.annotations(), t.aliases().to_vec()))
             .unwrap_or_default()
     }
+}
+
+/// The settings' sandbox as the executor's policy: writable roots taken
+/// from the working directory, the network off unless `network: true`.
+fn sandbox_policy(settings: &Settings, cwd: &Path) -> Option<dsh_sandbox::SandboxPolicy> {
+    let s = settings.sandbox_settings()?;
+    Some(dsh_sandbox::SandboxPolicy {
+        mode: match s.mode {
+            dsh_policy::SandboxMode::ReadOnly => dsh_sandbox::SandboxMode::ReadOnly,
+            dsh_policy::SandboxMode::WorkspaceWrite => dsh_sandbox::SandboxMode::WorkspaceWrite,
+            dsh_policy::SandboxMode::DangerFullAccess => dsh_sandbox::SandboxMode::DangerFullAccess,
+        },
+        writable_roots: s
+            .writable_roots
+            .iter()
+            .map(|r| {
+                let r = PathBuf::from(r);
+                if r.is_absolute() {
+                    r
+                } else {
+                    cwd.join(r)
+                }
+            })
+            .collect(),
+        network: s.network.unwrap_or(false),
+    })
 }
 
 /// Claude Code's user directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.

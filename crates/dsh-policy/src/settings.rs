@@ -24,11 +24,13 @@
 //! "disable"` refuses that mode ([`Settings::effective_mode`]),
 //! `hooks` (command hooks; another handler type, `async` or `once` is
 //! refused, naming it) and `disableAllHooks` configure the hooks
-//! middleware. `sandbox` (Claude Code's keys and ours) is parsed, so a
-//! mistake in it is reported precisely, but this build does not confine
-//! processes, so a file that enables a sandbox is refused rather than
-//! silently half-honoured; `"sandbox": {"enabled": false}` is accepted. For the same reason `allowedMcpServers` and
-//! `deniedMcpServers` are refused until the proxy honours them.
+//! middleware. `sandbox` takes our keys (`mode`, `writableRoots`,
+//! `network`) and Claude Code's: `"enabled": true` is `workspace-write`
+//! with the network off ([`Settings::sandbox_settings`]); its keys that
+//! would grant what Landlock cannot express (allowed domains, local
+//! binding, excluded commands, …) are not applied — the sandbox stays
+//! stricter — and are listed with the ignored keys. `allowedMcpServers`
+//! and `deniedMcpServers` are refused until the proxy honours them.
 
 use crate::policy::{Mode, PermissionPolicy};
 use crate::rule::{PermissionRules, Rule, RuleList};
@@ -51,8 +53,9 @@ pub struct Settings {
     /// Hooks, by event (Claude Code's format; run by the hooks middleware).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hooks: Option<HookSettings>,
-    /// Process confinement (parsed; not supported by this build). Read from
-    /// the file's `sandbox` apart from serde: it may hold Claude Code's keys.
+    /// Process confinement, our keys (`mode`, `writableRoots`, `network`).
+    /// Read from the file's `sandbox` apart from serde: it may hold Claude
+    /// Code's keys. See [`Settings::sandbox_settings`] for the effective one.
     #[serde(skip)]
     pub sandbox: Option<SandboxSettings>,
     /// Claude Code's `sandbox.enabled`, when the file has it.
@@ -368,6 +371,25 @@ impl Settings {
         Ok(settings)
     }
 
+    /// The sandbox the settings ask for: ours as given, or Claude Code's
+    /// `"enabled": true` read as `workspace-write` with the network off
+    /// (Claude Code's sandbox writes to the working directory only and
+    /// reaches no domain not listed). `"enabled": false` turns it off.
+    pub fn sandbox_settings(&self) -> Option<SandboxSettings> {
+        if self.sandbox_enabled == Some(false) {
+            return None;
+        }
+        match (&self.sandbox, self.sandbox_enabled) {
+            (Some(ours), _) => Some(ours.clone()),
+            (None, Some(true)) => Some(SandboxSettings {
+                mode: SandboxMode::WorkspaceWrite,
+                writable_roots: Vec::new(),
+                network: Some(false),
+            }),
+            _ => None,
+        }
+    }
+
     /// The default mode (`default` when the file gives none).
     pub fn mode(&self) -> Mode {
         self.permissions.default_mode.unwrap_or_default()
@@ -434,13 +456,6 @@ impl Settings {
                     }
                 }
             }
-        }
-        if self.sandbox.is_some() || self.sandbox_enabled == Some(true) {
-            return Err(SettingsError::new(
-                SettingsErrorKind::Unsupported,
-                Some("sandbox".into()),
-                "the sandbox is not supported by this build yet; remove the \"sandbox\" key (commands would otherwise run unconfined)".into(),
-            ));
         }
         if self.env.keys().any(|k| k.eq_ignore_ascii_case("CDPATH")) {
             return Err(invalid(
@@ -676,9 +691,25 @@ fn invalid(key: impl Into<String>, message: impl Into<String>) -> SettingsError 
     SettingsError::new(SettingsErrorKind::Invalid, Some(key.into()), message.into())
 }
 
-/// Reads `sandbox`: Claude Code's keys and ours, each checked.
+/// Claude Code's sandbox keys that would grant more than Landlock can
+/// express (domains, local binding, commands run outside): not applied, so
+/// the sandbox stays stricter than asked, and listed for the user.
+const SANDBOX_KEYS_NOT_APPLIED: &[&str] = &[
+    "autoAllowBashIfSandboxed",
+    "excludedCommands",
+    "filesystem",
+    "ignoreViolations",
+    "enableWeakerNestedSandbox",
+    "enableWeakerNetworkIsolation",
+    "allowAppleEvents",
+    "credentials",
+];
+
+/// Reads `sandbox`: Claude Code's keys and ours, each checked; the Claude
+/// Code keys it does not apply are added to `not_applied`.
 fn read_sandbox(
     section: serde_json::Value,
+    not_applied: &mut Vec<String>,
 ) -> Result<(Option<SandboxSettings>, Option<bool>), SettingsError> {
     let serde_json::Value::Object(mut keys) = section else {
         return Err(invalid("sandbox", "must be a JSON object"));
@@ -696,6 +727,26 @@ fn read_sandbox(
         Some(serde_json::Value::Bool(b)) => Some(b),
         Some(_) => return Err(invalid("sandbox.enabled", "must be true or false")),
     };
+    for key in SANDBOX_KEYS_NOT_APPLIED {
+        if keys.contains_key(*key) {
+            not_applied.push(format!(
+                "sandbox.{key} (not applied: the sandbox stays stricter)"
+            ));
+        }
+    }
+    if let Some(serde_json::Value::Object(net)) = keys.get("network") {
+        for (k, v) in net {
+            let grants = match v {
+                serde_json::Value::Bool(b) => *b,
+                serde_json::Value::Array(a) => !a.is_empty(),
+                serde_json::Value::Null => false,
+                _ => true,
+            };
+            if grants {
+                not_applied.push(format!("sandbox.network.{k} (not applied: TCP stays blocked; set \"network\": true to allow it)"));
+            }
+        }
+    }
     // `network` is ours when it is a boolean, Claude Code's when an object.
     let ours_network = matches!(keys.get("network"), Some(serde_json::Value::Bool(_)));
     let ours: serde_json::Map<String, serde_json::Value> = keys
@@ -759,7 +810,9 @@ impl FromStr for Settings {
             SettingsError::new(SettingsErrorKind::Invalid, key, e.into_inner().to_string())
         })?;
         if let Some(section) = sandbox {
-            (settings.sandbox, settings.sandbox_enabled) = read_sandbox(section)?;
+            let mut not_applied = Vec::new();
+            (settings.sandbox, settings.sandbox_enabled) = read_sandbox(section, &mut not_applied)?;
+            ignored.extend(not_applied);
         }
         if settings.permissions.disable_auto_mode.is_some() {
             ignored.push("permissions.disableAutoMode".to_owned());
@@ -1000,6 +1053,11 @@ impl Settings {
                 p.disable_auto_mode.or(out.permissions.disable_auto_mode);
             out.env.extend(layer.env);
             out.disable_all_hooks = layer.disable_all_hooks.or(out.disable_all_hooks);
+            // The most specific file's sandbox holds.
+            if layer.sandbox.is_some() || layer.sandbox_enabled.is_some() {
+                out.sandbox = layer.sandbox.or(out.sandbox.take());
+                out.sandbox_enabled = layer.sandbox_enabled.or(out.sandbox_enabled);
+            }
             // Hooks add up across files, as Claude Code runs them all.
             for (event, matchers) in layer.hooks.into_iter().flatten() {
                 out.hooks

@@ -28,6 +28,9 @@ pub enum ErrorKind {
     NoRuntime,
     /// An I/O error while running a command.
     Io,
+    /// The sandbox the settings ask for cannot be enforced by this kernel:
+    /// nothing ran.
+    SandboxUnavailable,
 }
 
 /// An error of the executor. [`Display`](fmt::Display) gives the message the

@@ -232,6 +232,13 @@ pub struct ExecutorConfig {
     /// Variables set for every command, over the scrubbed environment and
     /// the quiet settings (Claude Code's `env` setting). Default: none.
     pub env: Vec<(String, String)>,
+    /// Landlock confinement of every command (`dsh-sandbox`); `None` (the
+    /// default) or `danger-full-access` for none. A confined command gets a
+    /// private temp directory as `TMPDIR`.
+    pub sandbox: Option<dsh_sandbox::SandboxPolicy>,
+    /// The other working directories (beside `cwd`) a `workspace-write`
+    /// sandbox lets commands write under.
+    pub sandbox_dirs: Vec<PathBuf>,
 }
 
 /// How long a kept spill directory ([`ExecutorConfig::keep_spill_files`])
@@ -253,6 +260,8 @@ impl Default for ExecutorConfig {
             watchdog: false,
             keep_spill_files: false,
             env: Vec::new(),
+            sandbox: None,
+            sandbox_dirs: Vec::new(),
         }
     }
 }
@@ -356,6 +365,8 @@ pub struct RunOutput {
     pub cwd: PathBuf,
     /// Wall time from spawn to the end of the call.
     pub elapsed: Duration,
+    /// The sandbox mode the command ran under, if any.
+    pub sandbox: Option<dsh_sandbox::SandboxMode>,
 }
 
 impl RunOutput {
@@ -399,12 +410,54 @@ impl RunOutput {
             notes.push(format!("[timed out after {}ms]", self.timeout.as_millis()));
         }
         notes.push(self.exit.marker());
+        if let Some(note) = self
+            .sandbox
+            .and_then(|mode| sandbox_note(mode, &self.stderr.text, &self.stdout.text))
+        {
+            notes.push(note);
+        }
         if !text.ends_with('\n') {
             text.push('\n');
         }
         text.push_str(&notes.join("\n"));
         text
     }
+}
+
+/// The line that says a failure was the sandbox's, so the model asks for
+/// escalation instead of retrying: the path when the message names one.
+fn sandbox_note(mode: dsh_sandbox::SandboxMode, stderr: &str, stdout: &str) -> Option<String> {
+    static PATTERNS: std::sync::OnceLock<Vec<regex::Regex>> = std::sync::OnceLock::new();
+    // Most specific first: a quoted path (coreutils, Python), then
+    // `prog: PATH: Permission denied` (bash redirections), then no path.
+    let patterns = PATTERNS.get_or_init(|| {
+        [
+            r"['‘]([^'’\n]+)['’]: Permission denied",
+            r"Permission denied: '([^'\n]+)'",
+            r"(?m)^[^:\n]+: (?:line \d+: )?([^:\n]+): Permission denied",
+            r"(Permission denied|Operation not permitted)",
+        ]
+        .iter()
+        .map(|p| regex::Regex::new(p).expect("the sandbox denial patterns are valid"))
+        .collect()
+    });
+    let mode = mode.as_str();
+    let escalate = "to run it unconfined, call again with sandbox_permissions: \"require_escalated\" and a justification";
+    for text in [stderr, stdout] {
+        for (i, re) in patterns.iter().enumerate() {
+            if let Some(caps) = re.captures(text) {
+                return Some(if i < 3 {
+                    format!(
+                        "[sandbox: write to {} denied under {mode}; {escalate}]",
+                        caps[1].trim()
+                    )
+                } else {
+                    format!("[sandbox: an operation was denied under {mode} (a write outside the writable roots, or a network connection); {escalate}]")
+                });
+            }
+        }
+    }
+    None
 }
 
 fn truncation_note(name: &str, stream: &StreamOutput) -> String {
@@ -673,6 +726,7 @@ impl Executor {
             timeout_clamped,
             cwd,
             elapsed: started.elapsed(),
+            sandbox: inner.sandbox_mode(),
         })
     }
 }
@@ -805,10 +859,14 @@ impl Inner {
         err_writer: &OwnedFd,
     ) -> Result<(Proc, Contained), ExecError> {
         let spawn_error = |e| ExecError::io(ErrorKind::Spawn, "could not start bash", e);
+        // Built before the fork: the child only applies it.
+        let ruleset = self.sandbox_ruleset(cwd)?;
+        let landlock = ruleset.as_ref().map(|fd| fd.as_raw_fd());
         let mut prepared = self.backend.prepare(call, &self.tag);
         if self.backend.clone3_allowed() {
             if let Some(dir) = prepared.cgroup_dir() {
-                let plan = self.plan(command, cwd, out_writer, err_writer)?;
+                let mut plan = self.plan(command, cwd, out_writer, err_writer)?;
+                plan.landlock = landlock;
                 match sys::spawn_into_cgroup(&plan, dir) {
                     Ok((pid, pidfd)) => {
                         let child = RawChild::new(pid, pidfd).map_err(spawn_error)?;
@@ -852,7 +910,7 @@ impl Inner {
                 Ok(pair) => pair,
                 Err(e) => return Err((prepared, e)),
             };
-            let mut cmd = self.command(command, cwd, &prepared);
+            let mut cmd = self.command(command, cwd, &prepared, landlock);
             cmd.stdout(Stdio::from(out)).stderr(Stdio::from(err));
             let spawned = cmd.spawn();
             // Closes the parent's copies of the child's pipe ends.
@@ -915,7 +973,7 @@ impl Inner {
         let nul = |what: &str| {
             ExecError::new(ErrorKind::Spawn, format!("the {what} contains a NUL byte"))
         };
-        let env = child_environment(&self.config.env);
+        let env = self.command_env();
         let path = env
             .iter()
             .find(|(name, _)| name == "PATH")
@@ -949,10 +1007,17 @@ impl Inner {
                 stdout.as_raw_fd(),
                 stderr.as_raw_fd(),
             ],
+            landlock: None,
         })
     }
 
-    fn command(&self, command: &str, cwd: &Path, prepared: &Prepared) -> Command {
+    fn command(
+        &self,
+        command: &str,
+        cwd: &Path,
+        prepared: &Prepared,
+        landlock: Option<std::os::fd::RawFd>,
+    ) -> Command {
         let mut cmd = Command::new("bash");
         cmd.arg("--noprofile")
             .arg("--norc")
@@ -962,12 +1027,63 @@ impl Inner {
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .env_clear()
-            .envs(child_environment(&self.config.env));
+            .envs(self.command_env());
         if let Some((name, value)) = prepared.marker() {
             cmd.env(name, value);
         }
-        sys::configure_child(&mut cmd, prepared.cgroup_procs_fd());
+        sys::configure_child(&mut cmd, prepared.cgroup_procs_fd(), landlock);
         cmd
+    }
+
+    /// The commands' environment; a confined command's `TMPDIR` is its
+    /// private temp directory (the only place outside the roots it may write).
+    fn command_env(&self) -> Vec<(OsString, OsString)> {
+        let mut env = child_environment(&self.config.env);
+        if self.sandbox_mode().is_some() {
+            env.retain(|(n, _)| n != "TMPDIR");
+            env.push(("TMPDIR".into(), self.sandbox_temp().into_os_string()));
+        }
+        env
+    }
+
+    /// The sandbox mode commands run under, when they are confined.
+    pub(crate) fn sandbox_mode(&self) -> Option<dsh_sandbox::SandboxMode> {
+        self.config
+            .sandbox
+            .as_ref()
+            .map(|s| s.mode)
+            .filter(|m| *m != dsh_sandbox::SandboxMode::DangerFullAccess)
+    }
+
+    /// The private temp directory of confined commands.
+    fn sandbox_temp(&self) -> PathBuf {
+        self.spill_dir.join("tmp")
+    }
+
+    /// The Landlock ruleset for a command run in `cwd`, when confined.
+    fn sandbox_ruleset(&self, cwd: &Path) -> Result<Option<OwnedFd>, ExecError> {
+        let Some(policy) = &self.config.sandbox else {
+            return Ok(None);
+        };
+        let mut dirs = vec![self.config.cwd.clone()];
+        if !cwd.starts_with(&self.config.cwd) {
+            dirs.push(cwd.to_owned());
+        }
+        dirs.extend(self.config.sandbox_dirs.iter().cloned());
+        let temp = self.sandbox_temp();
+        let Some(confinement) = dsh_sandbox::confine(policy, &dirs, &temp) else {
+            return Ok(None);
+        };
+        let _ = fs::create_dir_all(&temp);
+        confinement
+            .ruleset(dsh_sandbox::support())
+            .map(Some)
+            .map_err(|e| {
+                ExecError::new(
+                    ErrorKind::SandboxUnavailable,
+                    format!("sandbox unavailable: {e}; nothing ran"),
+                )
+            })
     }
 }
 

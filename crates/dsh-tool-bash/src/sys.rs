@@ -24,7 +24,11 @@ pub(crate) const SIGSTOP: i32 = libc::SIGSTOP;
 ///    and gives up if the parent is already gone.
 ///
 /// `cgroup_procs` must stay open until `spawn` returns.
-pub(crate) fn configure_child(cmd: &mut tokio::process::Command, cgroup_procs: Option<RawFd>) {
+pub(crate) fn configure_child(
+    cmd: &mut tokio::process::Command,
+    cgroup_procs: Option<RawFd>,
+    landlock: Option<RawFd>,
+) {
     // Read in the parent: the child compares it with `getppid()`.
     let parent = std::process::id() as libc::pid_t;
     let setup = move || -> io::Result<()> {
@@ -60,16 +64,46 @@ pub(crate) fn configure_child(cmd: &mut tokio::process::Command, cgroup_procs: O
             // The parent died before the death signal was armed.
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
+        if let Some(fd) = landlock {
+            restrict_self(fd)?;
+        }
         Ok(())
     };
     // SAFETY: the closure only makes async-signal-safe system calls (write,
-    // setsid, prctl, getppid), allocates nothing and takes no locks, which is
+    // setsid, prctl, getppid, landlock_restrict_self), allocates nothing and takes no locks, which is
     // what `pre_exec` requires of code run in a forked copy of a
     // multi-threaded process. Errors are reported through `io::Error` values
     // built from errno, which do not allocate either.
     unsafe {
         cmd.pre_exec(setup);
     }
+}
+
+/// Confines the calling (child) process with the Landlock ruleset `fd`:
+/// `PR_SET_NO_NEW_PRIVS`, then `landlock_restrict_self`. Both are plain
+/// system calls, safe between `fork` and `exec`.
+fn restrict_self(fd: RawFd) -> io::Result<()> {
+    // SAFETY: `prctl(PR_SET_NO_NEW_PRIVS, 1)` takes no pointers; the unused
+    // arguments are zeros as the man page asks.
+    let rc = unsafe {
+        libc::prctl(
+            libc::PR_SET_NO_NEW_PRIVS,
+            1 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `landlock_restrict_self(fd, 0)` takes a descriptor and flags,
+    // no pointers; `fd` is a ruleset descriptor open in this process.
+    let rc = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Sends `signal` to the process `pid`. `ESRCH` (already gone) counts as success.
@@ -135,6 +169,8 @@ pub(crate) struct ExecPlan {
     pub(crate) cwd: CString,
     /// The child's stdin, stdout and stderr (they may be the same descriptor).
     pub(crate) stdio: [RawFd; 3],
+    /// A Landlock ruleset the child confines itself with before `exec`.
+    pub(crate) landlock: Option<RawFd>,
 }
 
 /// Why [`spawn_into_cgroup`] failed.
@@ -303,6 +339,11 @@ unsafe fn exec_child(
         }
         if libc::getppid() != parent {
             fail(libc::ESRCH);
+        }
+        if let Some(fd) = plan.landlock {
+            if restrict_self(fd).is_err() {
+                fail(errno());
+            }
         }
         libc::execve(plan.program.as_ptr(), argv, envp);
         fail(errno())

@@ -102,6 +102,7 @@ pub struct BashKillArgs {
 fn tool_error(err: ExecError) -> ToolError {
     let code = match err.kind() {
         ErrorKind::Cancelled => ErrorCode::Aborted,
+        ErrorKind::SandboxUnavailable => ErrorCode::SandboxUnavailable,
         _ => ErrorCode::ToolError,
     };
     ToolError::new(code, err.message())

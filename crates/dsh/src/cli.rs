@@ -94,6 +94,22 @@ pub enum Command {
         #[command(subcommand)]
         command: HookSubcommand,
     },
+    /// What the sandbox can enforce on this machine
+    Sandbox {
+        #[command(subcommand)]
+        command: SandboxSubcommand,
+    },
+}
+
+/// The `dsh sandbox` commands.
+#[derive(Subcommand, Debug, PartialEq, Eq)]
+pub enum SandboxSubcommand {
+    /// Print what this machine's kernel enforces (Landlock ABI, files, TCP, scoping)
+    Status {
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// The `dsh hook` commands.
@@ -157,6 +173,9 @@ impl Command {
             Command::Hook {
                 command: HookSubcommand::PreToolUse { .. },
             } => &["hook", "pre-tool-use"],
+            Command::Sandbox {
+                command: SandboxSubcommand::Status { .. },
+            } => &["sandbox", "status"],
         }
     }
 }

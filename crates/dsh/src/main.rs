@@ -8,8 +8,8 @@ mod cli;
 
 use clap::Parser;
 use cli::{
-    Cli, Command, HookSubcommand, PipelineOptions, PolicyCommand, SchemasFormat, UpstreamOptions,
-    UsageError,
+    Cli, Command, HookSubcommand, PipelineOptions, PolicyCommand, SandboxSubcommand, SchemasFormat,
+    UpstreamOptions, UsageError,
 };
 use dsh_harness::{Pipeline, PipelineOptions as HarnessOptions};
 use dsh_policy::{ApproveAll, Approver};
@@ -223,6 +223,9 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
         Command::Hook {
             command: HookSubcommand::PreToolUse { options },
         } => Ok(pre_tool_use_hook(options)),
+        Command::Sandbox {
+            command: SandboxSubcommand::Status { json },
+        } => Ok(sandbox_status(json)),
     }
 }
 
@@ -258,6 +261,37 @@ fn pre_tool_use_hook(mut options: PipelineOptions) -> ExitCode {
         Ok(None) => ExitCode::SUCCESS,
         Err(why) => fail(why),
     }
+}
+
+/// `dsh sandbox status`: what the kernel enforces, as text or JSON.
+fn sandbox_status(json: bool) -> ExitCode {
+    let status = dsh_sandbox::status();
+    if json {
+        return print_json(
+            &serde_json::to_value(&status).unwrap_or_default(),
+            ExitCode::SUCCESS,
+        );
+    }
+    let yes = |b: bool| if b { "enforced" } else { "not available" };
+    let abi = match status.abi {
+        0 => "none (Landlock is not enabled in this kernel)".to_owned(),
+        6 => "6 or newer".to_owned(),
+        n => n.to_string(),
+    };
+    let text = format!(
+        "Landlock ABI: {abi}\n\
+         files (read-only, workspace-write; ABI 3): {}\n\
+         TCP connect and bind (network: false; ABI 4): {}\n\
+         abstract UNIX sockets and signals scoped (ABI 6): {}\n\
+         modes: {}\n\
+         not blocked by any mode: UDP, already-open descriptors, named UNIX sockets the rules allow, reads\n",
+        yes(status.files),
+        yes(status.tcp),
+        yes(status.scoping),
+        status.modes.join(", ")
+    );
+    let _ = io::stdout().write_all(text.as_bytes());
+    ExitCode::SUCCESS
 }
 
 fn schemas(format: SchemasFormat) -> Result<ExitCode, UsageError> {

@@ -1,0 +1,462 @@
+//! # dsh-sandbox
+//!
+//! Confining a command once it runs: Landlock file, TCP and scope rules,
+//! built from a [`SandboxPolicy`] by a pure transform ([`confine`]) and
+//! turned into a ruleset ([`Confinement::ruleset`]) that the spawning code
+//! applies in the child, between `fork` and `exec`, with
+//! `PR_SET_NO_NEW_PRIVS` (the executor of `dsh-tool-bash` does).
+//!
+//! ```
+//! use dsh_sandbox::{confine, SandboxMode, SandboxPolicy};
+//! use std::path::Path;
+//!
+//! let policy = SandboxPolicy { mode: SandboxMode::WorkspaceWrite, ..SandboxPolicy::default() };
+//! let plan = confine(&policy, &[Path::new("/work/proj").into()], Path::new("/tmp/dsh-tmp")).unwrap();
+//! assert!(plan.block_network);
+//! assert_eq!(plan.writable[0].path, Path::new("/work/proj"));
+//! assert_eq!(plan.writable[0].read_only_names, [".git", ".claude"]);
+//! assert_eq!(plan.required_abi().0, 6); // TCP (4) and scoping (6)
+//! ```
+//!
+//! ## Modes
+//!
+//! * `read-only`: reads anywhere, writes nowhere but the private temp
+//!   directory (and `/dev/null` and the like).
+//! * `workspace-write`: also writes under the working directories and the
+//!   `writableRoots`; `.git` and `.claude` directly inside a working
+//!   directory stay read-only unless listed as writable roots themselves.
+//! * `danger-full-access`: no confinement.
+//!
+//! `network: false` (the default of the confined modes) blocks TCP `connect`
+//! and `bind` (Landlock ABI 4) and scopes away abstract UNIX sockets and
+//! signals to processes outside the sandbox (ABI 6). With the network on,
+//! signals are still scoped where the kernel can.
+//!
+//! ## What is not blocked
+//!
+//! Landlock restricts paths and TCP ports, nothing else: UDP (DNS, QUIC),
+//! raw and other socket families, already-open file descriptors (the
+//! command's own pipes), named UNIX sockets reached through a path the
+//! rules allow, and reads anywhere. Landlock only grants, and a grant on a
+//! directory holds for all beneath it, so a working directory that holds a
+//! `.git` or `.claude` is made writable entry by entry, those two left out:
+//! then new files directly in that directory's root cannot be created
+//! (files in its subdirectories can; the result says so and the call can be
+//! escalated). A working directory without them is writable whole.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use landlock::{
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, Scope, ABI,
+};
+use serde::{Deserialize, Serialize};
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// How much a command is confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// Reads anywhere; writes only to the private temp directory.
+    ReadOnly,
+    /// Also writes under the working directories and the writable roots.
+    #[default]
+    WorkspaceWrite,
+    /// No confinement.
+    DangerFullAccess,
+}
+
+impl SandboxMode {
+    /// The name settings use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+            SandboxMode::DangerFullAccess => "danger-full-access",
+        }
+    }
+}
+
+/// What a sandbox allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxPolicy {
+    /// The mode.
+    pub mode: SandboxMode,
+    /// More writable directories (`workspace-write`).
+    pub writable_roots: Vec<PathBuf>,
+    /// Whether TCP connect and bind are allowed.
+    pub network: bool,
+}
+
+impl Default for SandboxPolicy {
+    fn default() -> Self {
+        SandboxPolicy {
+            mode: SandboxMode::WorkspaceWrite,
+            writable_roots: Vec::new(),
+            network: false,
+        }
+    }
+}
+
+/// Names inside a working directory that stay read-only: what is in them
+/// configures what runs (git hooks, `core.fsmonitor`, agent settings).
+pub const PROTECTED_NAMES: &[&str] = &[".git", ".claude"];
+
+/// A directory commands may write under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WritableRoot {
+    /// The directory.
+    pub path: PathBuf,
+    /// Entries directly inside it that stay read-only.
+    pub read_only_names: Vec<String>,
+}
+
+/// The confinement of one command: what [`confine`] makes of a policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confinement {
+    /// Where writes are allowed (reads are allowed everywhere).
+    pub writable: Vec<WritableRoot>,
+    /// TCP connect and bind, and abstract UNIX sockets, are blocked.
+    pub block_network: bool,
+    /// The private temp directory (also in `writable`).
+    pub temp_dir: PathBuf,
+    /// The mode it came from.
+    pub mode: SandboxMode,
+}
+
+/// Devices any command may write.
+const WRITABLE_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+];
+
+/// The confinement `policy` asks for in `working_dirs` (the first is the
+/// command's working directory), with `temp_dir` as its private temp
+/// directory; `None` for `danger-full-access`. Pure: looks at nothing on disk.
+pub fn confine(
+    policy: &SandboxPolicy,
+    working_dirs: &[PathBuf],
+    temp_dir: &Path,
+) -> Option<Confinement> {
+    let mut writable = vec![];
+    match policy.mode {
+        SandboxMode::DangerFullAccess => return None,
+        SandboxMode::ReadOnly => {}
+        SandboxMode::WorkspaceWrite => {
+            for dir in working_dirs {
+                let listed =
+                    |name: &str| policy.writable_roots.iter().any(|r| r == &dir.join(name));
+                writable.push(WritableRoot {
+                    path: dir.clone(),
+                    read_only_names: PROTECTED_NAMES
+                        .iter()
+                        .filter(|n| !listed(n))
+                        .map(|n| (*n).to_owned())
+                        .collect(),
+                });
+            }
+            for root in &policy.writable_roots {
+                if !writable.iter().any(|w| &w.path == root) {
+                    writable.push(WritableRoot {
+                        path: root.clone(),
+                        read_only_names: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+    writable.push(WritableRoot {
+        path: temp_dir.to_owned(),
+        read_only_names: Vec::new(),
+    });
+    Some(Confinement {
+        writable,
+        block_network: !policy.network,
+        temp_dir: temp_dir.to_owned(),
+        mode: policy.mode,
+    })
+}
+
+/// What this machine's kernel enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Support {
+    /// The Landlock ABI (0: none).
+    pub abi: u8,
+}
+
+impl Support {
+    /// Files: ABI 3 (truncation is a write from ABI 3 on).
+    pub fn files(self) -> bool {
+        self.abi >= 3
+    }
+    /// TCP connect and bind: ABI 4.
+    pub fn tcp(self) -> bool {
+        self.abi >= 4
+    }
+    /// Abstract UNIX sockets and signals scoped to the sandbox: ABI 6.
+    pub fn scoping(self) -> bool {
+        self.abi >= 6
+    }
+}
+
+/// The Landlock ABI of the running kernel, detected once.
+/// `DSH_SANDBOX_ABI=N` pretends the kernel has ABI `N` at most (to try how
+/// an older kernel is handled).
+pub fn support() -> Support {
+    static ABI_SEEN: OnceLock<u8> = OnceLock::new();
+    let detected = *ABI_SEEN.get_or_init(detect_abi);
+    let cap = std::env::var("DSH_SANDBOX_ABI")
+        .ok()
+        .and_then(|v| v.parse::<u8>().ok())
+        .unwrap_or(u8::MAX);
+    Support {
+        abi: detected.min(cap),
+    }
+}
+
+fn detect_abi() -> u8 {
+    // The newest ABI the crate knows, down to the first the kernel accepts.
+    for (abi, n) in [
+        (ABI::V6, 6u8),
+        (ABI::V5, 5),
+        (ABI::V4, 4),
+        (ABI::V3, 3),
+        (ABI::V2, 2),
+        (ABI::V1, 1),
+    ] {
+        let created = Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(abi))
+            .and_then(|r| r.create());
+        if created.is_ok() {
+            return n;
+        }
+    }
+    0
+}
+
+fn abi_of(n: u8) -> ABI {
+    match n {
+        0 => ABI::Unsupported,
+        1 => ABI::V1,
+        2 => ABI::V2,
+        3 => ABI::V3,
+        4 => ABI::V4,
+        5 => ABI::V5,
+        _ => ABI::V6,
+    }
+}
+
+/// The kernel cannot enforce what the mode asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxUnavailable(pub String);
+
+impl std::fmt::Display for SandboxUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SandboxUnavailable {}
+
+impl Confinement {
+    /// The ABI the confinement needs, and for what.
+    pub fn required_abi(&self) -> (u8, &'static str) {
+        if self.block_network {
+            (
+                6,
+                "TCP blocking (Landlock ABI 4) and abstract-socket and signal scoping (ABI 6)",
+            )
+        } else {
+            (3, "file confinement with truncation (Landlock ABI 3)")
+        }
+    }
+
+    /// The Landlock ruleset, ready for the child to apply. Reads the
+    /// working directories (to keep `.git` read-only) and opens every
+    /// path it names.
+    ///
+    /// # Errors
+    /// The kernel's ABI is older than [`Confinement::required_abi`], or a
+    /// rule cannot be built.
+    pub fn ruleset(&self, support: Support) -> Result<OwnedFd, SandboxUnavailable> {
+        let (needed, what) = self.required_abi();
+        if support.abi < needed {
+            return Err(SandboxUnavailable(format!(
+                "the {} sandbox needs {what}; this kernel has Landlock ABI {}{}",
+                self.mode.as_str(),
+                support.abi,
+                if support.abi == 0 { " (none)" } else { "" }
+            )));
+        }
+        let abi = abi_of(support.abi);
+        let fail = |e: landlock::RulesetError| {
+            SandboxUnavailable(format!("cannot build the Landlock ruleset: {e}"))
+        };
+        let mut ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(abi))
+            .map_err(fail)?;
+        if self.block_network {
+            ruleset = ruleset
+                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+                .map_err(fail)?
+                .scope(Scope::AbstractUnixSocket | Scope::Signal)
+                .map_err(fail)?;
+        } else if support.scoping() {
+            ruleset = ruleset.scope(Scope::Signal).map_err(fail)?;
+        }
+        let all = AccessFs::from_all(abi);
+        let mut created = ruleset
+            .create()
+            .map_err(fail)?
+            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
+            .map_err(fail)?
+            .add_rules(path_beneath_rules(WRITABLE_DEVICES, all))
+            .map_err(fail)?;
+        for root in &self.writable {
+            let protects = root
+                .read_only_names
+                .iter()
+                .any(|n| std::fs::symlink_metadata(root.path.join(n)).is_ok());
+            if !protects {
+                created = created
+                    .add_rules(path_beneath_rules([&root.path], all))
+                    .map_err(fail)?;
+                continue;
+            }
+            // Every entry but the protected ones: writable beneath.
+            let entries: Vec<PathBuf> = std::fs::read_dir(&root.path)
+                .map(|rd| {
+                    rd.filter_map(Result::ok)
+                        .filter(|e| {
+                            !root
+                                .read_only_names
+                                .iter()
+                                .any(|n| e.file_name() == n.as_str())
+                        })
+                        .map(|e| e.path())
+                        .collect()
+                })
+                .unwrap_or_default();
+            created = created
+                .add_rules(path_beneath_rules(entries, all))
+                .map_err(fail)?;
+        }
+        Option::<OwnedFd>::from(created)
+            .ok_or_else(|| SandboxUnavailable("Landlock is not enforced by this kernel".into()))
+    }
+}
+
+/// What `dsh sandbox status` prints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Status {
+    /// The Landlock ABI (0: none).
+    pub abi: u8,
+    /// File confinement (ABI 3+).
+    pub files: bool,
+    /// TCP connect/bind blocking (ABI 4+).
+    pub tcp: bool,
+    /// Abstract-socket and signal scoping (ABI 6+).
+    pub scoping: bool,
+    /// The modes this machine can run.
+    pub modes: Vec<String>,
+}
+
+/// What this machine enforces.
+pub fn status() -> Status {
+    let s = support();
+    let mut modes = vec!["danger-full-access".to_owned()];
+    if s.files() {
+        modes.push("read-only (network on)".into());
+        modes.push("workspace-write (network on)".into());
+    }
+    if s.tcp() && s.scoping() {
+        modes.push("read-only".into());
+        modes.push("workspace-write".into());
+    }
+    Status {
+        abi: s.abi,
+        files: s.files(),
+        tcp: s.tcp(),
+        scoping: s.scoping(),
+        modes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_become_write_roots() {
+        let tmp = Path::new("/tmp/t");
+        let dirs = [PathBuf::from("/p"), PathBuf::from("/q")];
+        assert_eq!(
+            confine(
+                &SandboxPolicy {
+                    mode: SandboxMode::DangerFullAccess,
+                    ..Default::default()
+                },
+                &dirs,
+                tmp
+            ),
+            None
+        );
+        let ro = confine(
+            &SandboxPolicy {
+                mode: SandboxMode::ReadOnly,
+                network: true,
+                ..Default::default()
+            },
+            &dirs,
+            tmp,
+        )
+        .unwrap();
+        assert_eq!(ro.writable.len(), 1);
+        assert_eq!(ro.writable[0].path, tmp);
+        assert!(!ro.block_network);
+        assert_eq!(ro.required_abi().0, 3);
+        let ww = SandboxPolicy {
+            writable_roots: vec!["/cache".into(), "/p/.git".into()],
+            ..Default::default()
+        };
+        let plan = confine(&ww, &dirs, tmp).unwrap();
+        let paths: Vec<&Path> = plan.writable.iter().map(|w| w.path.as_path()).collect();
+        assert_eq!(
+            paths,
+            [
+                Path::new("/p"),
+                Path::new("/q"),
+                Path::new("/cache"),
+                Path::new("/p/.git"),
+                tmp
+            ]
+        );
+        // .git listed as a writable root is writable; .claude still is not.
+        assert_eq!(plan.writable[0].read_only_names, [".claude"]);
+        assert_eq!(plan.writable[1].read_only_names, [".git", ".claude"]);
+        assert!(plan.block_network);
+    }
+
+    #[test]
+    fn an_older_kernel_is_named() {
+        let plan = confine(
+            &SandboxPolicy::default(),
+            &[PathBuf::from("/p")],
+            Path::new("/tmp/x"),
+        )
+        .unwrap();
+        let e = plan.ruleset(Support { abi: 3 }).unwrap_err();
+        assert!(e.0.contains("ABI 3"), "{e}");
+        assert!(e.0.contains("TCP"), "{e}");
+        let e = plan.ruleset(Support { abi: 0 }).unwrap_err();
+        assert!(e.0.contains("(none)"), "{e}");
+    }
+}
