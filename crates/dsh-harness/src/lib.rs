@@ -221,6 +221,10 @@ impl Pipeline {
                 .collect(),
             ..executor_config(&settings, &cwd)
         };
+        let sandboxed = config
+            .sandbox
+            .as_ref()
+            .is_some_and(|s| s.mode != dsh_sandbox::SandboxMode::DangerFullAccess);
         let executor = Executor::new(config).map_err(HarnessError::Executor)?;
         let registry = ToolRegistry::new();
         if !options.no_builtin_tools {
@@ -237,11 +241,13 @@ impl Pipeline {
             );
         }
         // The settings' additionalDirectories, then --add-dir.
-        let permissions = PermissionMiddleware::new(
-            settings
-                .policy(cwd.clone(), Some(mode))
-                .with_additional_directories(&options.add_dirs),
-        );
+        let mut policy = settings
+            .policy(cwd.clone(), Some(mode))
+            .with_additional_directories(&options.add_dirs);
+        if sandboxed {
+            policy = policy.with_sandbox(settings.sandbox_escalation.unwrap_or(true));
+        }
+        let permissions = PermissionMiddleware::new(policy);
         // Hooks are outside the permission layer: a PreToolUse hook's
         // decision reaches it with the call.
         let hooks = dsh_hooks::Hooks::from_settings(&settings)?;
@@ -312,6 +318,8 @@ impl Pipeline {
     ) -> Result<Proxy, HarnessError> {
         let mcp = &self.settings.mcp;
         let mut options = ProxyOptions::new(&self.cwd);
+        // Third-party servers run in the same confinement as commands.
+        options.sandbox = sandbox_policy(&self.settings, &self.cwd);
         if let Some(ms) = mcp.call_timeout_ms {
             options.call_timeout = std::time::Duration::from_millis(ms);
         }
@@ -391,7 +399,8 @@ impl Pipeline {
 }
 
 /// The settings' sandbox as the executor's policy: writable roots taken
-/// from the working directory, the network off unless `network: true`.
+/// from the working directory (`~/` from the home directory), the network
+/// off unless `network: true`.
 fn sandbox_policy(settings: &Settings, cwd: &Path) -> Option<dsh_sandbox::SandboxPolicy> {
     let s = settings.sandbox_settings()?;
     Some(dsh_sandbox::SandboxPolicy {
@@ -404,11 +413,11 @@ fn sandbox_policy(settings: &Settings, cwd: &Path) -> Option<dsh_sandbox::Sandbo
             .writable_roots
             .iter()
             .map(|r| {
-                let r = PathBuf::from(r);
-                if r.is_absolute() {
-                    r
-                } else {
-                    cwd.join(r)
+                let home = std::env::var_os("HOME").map(PathBuf::from);
+                match (r.strip_prefix("~/"), home) {
+                    (Some(rest), Some(home)) => home.join(rest),
+                    _ if Path::new(r).is_absolute() => PathBuf::from(r),
+                    _ => cwd.join(r),
                 }
             })
             .collect(),

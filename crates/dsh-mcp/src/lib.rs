@@ -31,7 +31,9 @@
 
 pub mod upstream;
 
-pub use upstream::{Proxy, ProxyError, ProxyOptions, UpstreamConfig, UpstreamTransport};
+pub use upstream::{
+    Proxy, ProxyError, ProxyOptions, UpstreamConfig, UpstreamSandbox, UpstreamTransport,
+};
 
 use dsh_policy::{ApprovalAnswer, ApprovalRequest, Approver, PermissionMiddleware};
 use dsh_tools::{

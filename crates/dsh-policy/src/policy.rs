@@ -208,6 +208,9 @@ pub struct PermissionPolicy {
     /// The working directories and the home directory.
     ws: Workspace,
     edit_tools: Vec<String>,
+    /// Whether commands run in a sandbox, and if so whether a call may ask
+    /// to run outside it (`sandbox_permissions: "require_escalated"`).
+    sandbox: Option<bool>,
 }
 
 impl PermissionPolicy {
@@ -233,7 +236,18 @@ impl PermissionPolicy {
             mode,
             ws: Workspace::new(cwd, home),
             edit_tools: DEFAULT_EDIT_TOOLS.iter().map(|s| (*s).to_owned()).collect(),
+            sandbox: None,
         }
+    }
+
+    /// Commands run in a sandbox: a bash call with `sandbox_permissions:
+    /// "require_escalated"` asks (denied in `dontAsk`; allowed in
+    /// `bypassPermissions`), or is denied when `escalation` is false (Claude
+    /// Code's `sandbox.allowUnsandboxedCommands: false`). Without a sandbox
+    /// the argument changes nothing.
+    pub fn with_sandbox(mut self, escalation: bool) -> Self {
+        self.sandbox = Some(escalation);
+        self
     }
 
     /// Sets the home directory used for `~/` in path rules and commands.
@@ -557,6 +571,36 @@ impl PermissionPolicy {
         if outcomes.is_empty() {
             outcomes.push(
                 Outcome::mode(Decision::Allow, format!("{tool}: the command runs nothing"))
+                    .part(PartKind::Call, tool),
+            );
+        }
+        let escalated =
+            args.get("sandbox_permissions").and_then(Value::as_str) == Some("require_escalated");
+        if let (true, Some(allowed)) = (escalated, self.sandbox) {
+            let why = args
+                .get("justification")
+                .and_then(Value::as_str)
+                .filter(|j| !j.trim().is_empty())
+                .unwrap_or("no justification given");
+            let outcome = if !allowed {
+                Outcome::mode(
+                    Decision::Deny,
+                    "running outside the sandbox is disabled by the settings (sandbox.allowUnsandboxedCommands: false)".to_owned(),
+                )
+            } else if self.mode == Mode::BypassPermissions {
+                Outcome::mode(
+                    Decision::Allow,
+                    format!("runs outside the sandbox ({why}); mode bypassPermissions allows it"),
+                )
+            } else {
+                Outcome::mode(
+                    Decision::Ask,
+                    format!("asks to run outside the sandbox: {why}"),
+                )
+            };
+            outcomes.push(
+                outcome
+                    .about("escalation out of the sandbox")
                     .part(PartKind::Call, tool),
             );
         }

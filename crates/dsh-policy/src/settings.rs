@@ -61,6 +61,10 @@ pub struct Settings {
     /// Claude Code's `sandbox.enabled`, when the file has it.
     #[serde(skip)]
     pub sandbox_enabled: Option<bool>,
+    /// Claude Code's `sandbox.allowUnsandboxedCommands`: whether a call may
+    /// ask to run outside the sandbox (default: yes).
+    #[serde(skip)]
+    pub sandbox_escalation: Option<bool>,
     /// Variables set for every command the tools run (Claude Code's `env`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
@@ -727,6 +731,13 @@ fn read_sandbox(
         Some(serde_json::Value::Bool(b)) => Some(b),
         Some(_) => return Err(invalid("sandbox.enabled", "must be true or false")),
     };
+    // What is not applied matters only to a sandbox that is on.
+    let mut scratch = Vec::new();
+    let not_applied = if enabled == Some(false) {
+        &mut scratch
+    } else {
+        not_applied
+    };
     for key in SANDBOX_KEYS_NOT_APPLIED {
         if keys.contains_key(*key) {
             not_applied.push(format!(
@@ -811,6 +822,11 @@ impl FromStr for Settings {
         })?;
         if let Some(section) = sandbox {
             let mut not_applied = Vec::new();
+            if let Some(v) = section.get("allowUnsandboxedCommands") {
+                settings.sandbox_escalation = Some(v.as_bool().ok_or_else(|| {
+                    invalid("sandbox.allowUnsandboxedCommands", "must be true or false")
+                })?);
+            }
             (settings.sandbox, settings.sandbox_enabled) = read_sandbox(section, &mut not_applied)?;
             ignored.extend(not_applied);
         }
@@ -1057,6 +1073,7 @@ impl Settings {
             if layer.sandbox.is_some() || layer.sandbox_enabled.is_some() {
                 out.sandbox = layer.sandbox.or(out.sandbox.take());
                 out.sandbox_enabled = layer.sandbox_enabled.or(out.sandbox_enabled);
+                out.sandbox_escalation = layer.sandbox_escalation.or(out.sandbox_escalation);
             }
             // Hooks add up across files, as Claude Code runs them all.
             for (event, matchers) in layer.hooks.into_iter().flatten() {

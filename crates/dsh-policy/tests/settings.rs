@@ -186,15 +186,37 @@ fn hooks_add_up_across_files() {
 }
 
 #[test]
-fn sandbox_is_parsed_then_refused() {
-    let e = err(
-        r#"{"sandbox": {"mode": "workspace-write", "writableRoots": ["/tmp"], "network": false}}"#,
-    );
-    assert_eq!(e.kind(), SettingsErrorKind::Unsupported);
-    assert_eq!(e.key(), Some("sandbox"));
+fn our_sandbox_keys_are_read_and_checked() {
+    use dsh_policy::SandboxMode;
+    let s = Settings::from_str(
+        r#"{"sandbox": {"mode": "read-only", "writableRoots": ["/tmp/cache"], "network": true}}"#,
+    )
+    .unwrap();
+    let sb = s.sandbox_settings().unwrap();
+    assert_eq!(sb.mode, SandboxMode::ReadOnly);
+    assert_eq!(sb.writable_roots, ["/tmp/cache"]);
+    assert_eq!(sb.network, Some(true));
     let e = err(r#"{"sandbox": {"mode": "sort-of"}}"#);
     assert_eq!(e.kind(), SettingsErrorKind::Invalid);
     assert_eq!(e.key(), Some("sandbox.mode"));
+    assert!(Settings::from_str("{}")
+        .unwrap()
+        .sandbox_settings()
+        .is_none());
+}
+
+#[test]
+fn the_most_specific_files_sandbox_holds() {
+    let user: Settings = r#"{"sandbox": {"enabled": true}}"#.parse().unwrap();
+    let project: Settings = r#"{"sandbox": {"mode": "read-only"}}"#.parse().unwrap();
+    let off: Settings = r#"{"sandbox": {"enabled": false}}"#.parse().unwrap();
+    let (merged, _) = Settings::merge(vec![("u".into(), user.clone()), ("p".into(), project)]);
+    assert_eq!(
+        merged.sandbox_settings().unwrap().mode,
+        dsh_policy::SandboxMode::ReadOnly
+    );
+    let (merged, _) = Settings::merge(vec![("u".into(), user), ("l".into(), off)]);
+    assert!(merged.sandbox_settings().is_none());
 }
 
 #[test]
@@ -315,16 +337,44 @@ fn bypass_permissions_can_be_disabled() {
 }
 
 #[test]
-fn claude_codes_sandbox_keys_are_read_and_an_enabled_sandbox_refused() {
-    // Enabled: this build cannot confine, so it says so rather than run unconfined.
-    let e = err(r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#);
-    assert_eq!(e.kind(), SettingsErrorKind::Unsupported);
+fn claude_codes_sandbox_keys_are_read_as_claude_code_means_them() {
+    use dsh_policy::SandboxMode;
+    // Enabled: Claude Code's sandbox writes to the working directory and
+    // reaches no unlisted domain: workspace-write with the network off.
+    let s = Settings::from_str(
+        r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true, "excludedCommands": ["docker"],
+            "network": {"allowUnixSockets": ["/var/run/docker.sock"], "allowLocalBinding": true, "allowedDomains": []}}}"#,
+    )
+    .unwrap();
+    let sb = s.sandbox_settings().unwrap();
+    assert_eq!(sb.mode, SandboxMode::WorkspaceWrite);
+    assert_eq!(sb.network, Some(false));
+    // What would grant more than Landlock expresses is listed, not applied.
+    for key in [
+        "sandbox.autoAllowBashIfSandboxed",
+        "sandbox.excludedCommands",
+        "sandbox.network.allowLocalBinding",
+        "sandbox.network.allowUnixSockets",
+    ] {
+        assert!(
+            s.ignored.iter().any(|i| i.starts_with(key)),
+            "{key}: {:?}",
+            s.ignored
+        );
+    }
+    assert!(
+        !s.ignored.iter().any(|i| i.contains("allowedDomains")),
+        "an empty list grants nothing"
+    );
     // A key in neither schema is named.
     let e = err(r#"{"sandbox": {"enabld": true}}"#);
     assert_eq!(e.key(), Some("sandbox.enabld"));
     let e = err(r#"{"sandbox": {"enabled": "yes"}}"#);
     assert_eq!(e.key(), Some("sandbox.enabled"));
-    assert!(Settings::from_str(r#"{"sandbox": {"enabled": false}}"#).is_ok());
+    let off = Settings::from_str(r#"{"sandbox": {"enabled": false, "excludedCommands": ["x"]}}"#)
+        .unwrap();
+    assert!(off.sandbox_settings().is_none());
+    assert!(off.ignored.is_empty(), "{:?}", off.ignored);
 }
 
 #[test]

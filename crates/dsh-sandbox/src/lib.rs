@@ -43,8 +43,13 @@
 //! then new files directly in that directory's root cannot be created
 //! (files in its subdirectories can; the result says so and the call can be
 //! escalated). A working directory without them is writable whole.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
+
+#[allow(unsafe_code)]
+mod child;
+
+pub use child::{confine_command, restrict_self};
 
 use landlock::{
     path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,

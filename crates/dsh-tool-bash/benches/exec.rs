@@ -2,6 +2,8 @@
 //!
 //! * (a) running `true`: `Executor::run` (containment, environment scrubbing,
 //!   output pipeline) vs spawning `bash -c true` directly — target ratio ≤ 1.2;
+//! * (c) running `true` confined by a `workspace-write` sandbox vs the same
+//!   executor unconfined — target ratio ≤ 1.1;
 //! * (b) a command printing 1 GiB: throughput through the executor vs draining
 //!   the same command's pipe directly, and the executor's peak memory growth
 //!   (target: under 32 MiB).
@@ -76,6 +78,37 @@ fn spawn_ratio() {
         "executor.run",
         (direct, ours),
     );
+}
+
+/// The same `true` through a `workspace-write` executor (network off, so
+/// TCP and scoping rules too) and through an unconfined one.
+fn sandbox_ratio() {
+    let rt = runtime();
+    let dir = std::env::temp_dir().join(format!("dsh-bench-sandbox-{}", std::process::id()));
+    for d in [".git", "src", "target"] {
+        std::fs::create_dir_all(dir.join(d)).expect("bench project");
+    }
+    let config = |sandbox| ExecutorConfig {
+        cwd: dir.clone(),
+        sandbox,
+        ..ExecutorConfig::default()
+    };
+    let plain = Executor::new(config(None)).expect("executor");
+    let confined =
+        Executor::new(config(Some(dsh_sandbox::SandboxPolicy::default()))).expect("executor");
+    let (unconfined, sandboxed) = ratio::compare(
+        || rt.block_on(executor_true(&plain)),
+        || rt.block_on(executor_true(&confined)),
+        11,
+        Duration::from_millis(300),
+    );
+    ratio::report(
+        "bash true, workspace-write sandbox",
+        "executor.run unconfined",
+        "executor.run workspace-write",
+        (unconfined, sandboxed),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Calls 100 ms apart, as an agent makes them: cgroup containment then pays
@@ -224,6 +257,7 @@ criterion_group!(benches, bench);
 
 fn main() {
     spawn_ratio();
+    sandbox_ratio();
     spaced();
     big_output();
     benches();

@@ -401,7 +401,7 @@ impl Executor {
             stdout: receiver,
             contained,
             ..
-        } = inner.spawn(command, &cwd, inner.next_call(), Outputs::Merged)?;
+        } = inner.spawn(command, &cwd, inner.next_call(), Outputs::Merged, false)?;
         let contained = Arc::new(contained);
         tasks.last_id = id.0;
 

@@ -53,5 +53,5 @@ pub use executor::{Executor, ExecutorConfig, Exit, RunOutput, RunRequest, KEPT_S
 pub use output::{SpillFile, StreamOutput};
 pub use tools::{
     register_bash_tools, BashArgs, BashKillArgs, BashKillTool, BashOutputArgs, BashOutputTool,
-    BashTool,
+    BashTool, SandboxPermissions,
 };

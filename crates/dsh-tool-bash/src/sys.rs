@@ -65,7 +65,7 @@ pub(crate) fn configure_child(
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
         if let Some(fd) = landlock {
-            restrict_self(fd)?;
+            dsh_sandbox::restrict_self(fd)?;
         }
         Ok(())
     };
@@ -77,33 +77,6 @@ pub(crate) fn configure_child(
     unsafe {
         cmd.pre_exec(setup);
     }
-}
-
-/// Confines the calling (child) process with the Landlock ruleset `fd`:
-/// `PR_SET_NO_NEW_PRIVS`, then `landlock_restrict_self`. Both are plain
-/// system calls, safe between `fork` and `exec`.
-fn restrict_self(fd: RawFd) -> io::Result<()> {
-    // SAFETY: `prctl(PR_SET_NO_NEW_PRIVS, 1)` takes no pointers; the unused
-    // arguments are zeros as the man page asks.
-    let rc = unsafe {
-        libc::prctl(
-            libc::PR_SET_NO_NEW_PRIVS,
-            1 as libc::c_ulong,
-            0 as libc::c_ulong,
-            0 as libc::c_ulong,
-            0 as libc::c_ulong,
-        )
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `landlock_restrict_self(fd, 0)` takes a descriptor and flags,
-    // no pointers; `fd` is a ruleset descriptor open in this process.
-    let rc = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 /// Sends `signal` to the process `pid`. `ESRCH` (already gone) counts as success.
@@ -341,7 +314,7 @@ unsafe fn exec_child(
             fail(libc::ESRCH);
         }
         if let Some(fd) = plan.landlock {
-            if restrict_self(fd).is_err() {
+            if dsh_sandbox::restrict_self(fd).is_err() {
                 fail(errno());
             }
         }

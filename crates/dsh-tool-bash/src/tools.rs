@@ -77,6 +77,21 @@ pub struct BashArgs {
     pub workdir: Option<String>,
     /// Start the command in the background and return at once.
     pub run_in_background: Option<bool>,
+    /// "require_escalated" to run outside the sandbox (after approval),
+    /// when a sandboxed run was refused; "use_default" otherwise.
+    pub sandbox_permissions: Option<SandboxPermissions>,
+    /// Why the command must run outside the sandbox (shown to the approver).
+    pub justification: Option<String>,
+}
+
+/// Whether a call runs in the configured sandbox.
+#[derive(ToolArgs, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxPermissions {
+    /// In the sandbox the settings configure.
+    UseDefault,
+    /// Outside it, once approved.
+    RequireEscalated,
 }
 
 /// Arguments of `bash_output`.
@@ -162,7 +177,16 @@ impl Tool for BashTool {
                 "started background task {task}"
             ))]);
         }
-        let mut request = RunRequest::new(args.command).cancel(ctx.cancel_token());
+        let escalated = args.sandbox_permissions == Some(SandboxPermissions::RequireEscalated);
+        if escalated && args.run_in_background.unwrap_or(false) {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArgs,
+                "invalid arguments: sandbox_permissions \"require_escalated\" runs in the foreground only",
+            ));
+        }
+        let mut request = RunRequest::new(args.command)
+            .cancel(ctx.cancel_token())
+            .unconfined(escalated);
         if let Some(progress) = ctx.progress {
             request = request.progress(progress);
         }

@@ -73,6 +73,11 @@ fn denied(out: &RunOutput, path: &str) {
         text.contains(&format!("[sandbox: write to {path} denied under")),
         "{text}"
     );
+    // The status line stays last: presenters read the exit code from it.
+    assert!(
+        text.lines().last().unwrap().starts_with("[exit code: "),
+        "{text}"
+    );
 }
 
 #[tokio::test]

@@ -313,7 +313,9 @@ fn model_facing_schemas() {
             "description",
             "timeout_ms",
             "workdir",
-            "run_in_background"
+            "run_in_background",
+            "sandbox_permissions",
+            "justification"
         ]
     );
     assert_eq!(bash.parameters["required"], json!(["command"]));

@@ -1068,3 +1068,72 @@ fn dsh_call_runs_the_settings_hooks() {
     assert_eq!(result["error"]["code"], "HOOK_BLOCKED");
     assert_eq!(result["content"][0]["text"], "Error: no secrets");
 }
+
+#[test]
+fn sandbox_status_says_what_this_machine_enforces() {
+    let out = dsh(&["sandbox", "status", "--json"]);
+    assert!(out.status.success());
+    let status = json_out(&out);
+    // This machine's kernel has Landlock ABI 7 (the newest this build uses is 6).
+    assert_eq!(status["abi"], 6, "{status}");
+    assert_eq!(status["files"], true);
+    assert_eq!(status["tcp"], true);
+    assert_eq!(status["scoping"], true);
+    assert!(status["modes"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("workspace-write")));
+    let out = dsh(&["sandbox", "status"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("TCP connect and bind (network: false; ABI 4): enforced"),
+        "{text}"
+    );
+    assert!(text.contains("not blocked by any mode: UDP"), "{text}");
+    // An older kernel, as DSH_SANDBOX_ABI pretends: said so.
+    let out = Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .args(["sandbox", "status", "--json"])
+        .env("DSH_SANDBOX_ABI", "3")
+        .output()
+        .unwrap();
+    let status = json_out(&out);
+    assert_eq!(status["tcp"], false);
+    assert!(!status["modes"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("workspace-write")));
+}
+
+#[test]
+fn a_sandbox_the_kernel_cannot_enforce_fails_the_call() {
+    let settings = settings_file(
+        "old-kernel",
+        r#"{"permissions": {"allow": ["Bash(touch:*)"]}, "sandbox": {"enabled": true}}"#,
+    );
+    let marker = std::env::temp_dir().join(format!("dsh-cli-old-kernel-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
+        .env("DSH_SANDBOX_ABI", "2")
+        .args([
+            "call",
+            "bash",
+            &json!({"command": format!("touch {}", marker.display())}).to_string(),
+            "--settings",
+            settings.to_str().unwrap(),
+            "--no-user-settings",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let result = json_out(&out);
+    assert_eq!(result["error"]["code"], "SANDBOX_UNAVAILABLE");
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Landlock ABI 2"),
+        "{result}"
+    );
+    assert!(!marker.exists());
+}

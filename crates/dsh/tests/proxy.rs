@@ -1119,3 +1119,51 @@ async fn hooks_run_for_upstream_tools_under_claude_codes_names() {
         text(&blocked)
     );
 }
+
+/// With a `sandbox` section, a third-party server starts confined: it
+/// writes under its working directory, never outside, whatever its tool
+/// claims; a server's own `sandbox.writableRoots` adds to that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_servers_start_inside_the_sandbox() {
+    let dir = TempDir::new("sandboxed");
+    let outside = std::env::temp_dir().join(format!("dsh-proxy-outside-{}", std::process::id()));
+    let extra = std::env::temp_dir().join(format!("dsh-proxy-extra-{}", std::process::id()));
+    for d in [&outside, &extra] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let config = dir.path("mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"fx": {"command": upstream_binary().display().to_string(),
+            "sandbox": {"writableRoots": [extra.display().to_string()]}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let settings =
+        json!({"permissions": {"allow": ["mcp__fx"]}, "sandbox": {"mode": "workspace-write"}});
+    let args = ["--no-builtin", "--mcp-config", config.to_str().unwrap()];
+    let proxy = Proxy::start(&dir, settings, &args, Client::default()).await;
+    let write = |path: PathBuf| {
+        let proxy = &proxy;
+        async move {
+            proxy
+                .call(
+                    "fx__write_file",
+                    json!({"path": path.display().to_string(), "text": "x"}),
+                )
+                .await
+        }
+    };
+    let inside = write(dir.path("inside.txt")).await;
+    assert_eq!(inside.is_error, Some(false), "{}", text(&inside));
+    assert!(dir.path("inside.txt").exists());
+    let refused = write(outside.join("escape.txt")).await;
+    assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
+    assert!(!outside.join("escape.txt").exists());
+    let listed = write(extra.join("ok.txt")).await;
+    assert_eq!(listed.is_error, Some(false), "{}", text(&listed));
+    assert!(extra.join("ok.txt").exists());
+    for d in [&outside, &extra] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

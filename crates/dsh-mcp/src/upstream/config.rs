@@ -32,6 +32,18 @@ pub struct UpstreamConfig {
     /// Whether its tools are exposed as `NAME__tool` (servers of a config
     /// file) rather than under their own names (one server from the command line).
     pub prefixed: bool,
+    /// This server's own sandbox overrides (the `sandbox` key of its entry,
+    /// our extension), over the settings' sandbox.
+    pub sandbox: UpstreamSandbox,
+}
+
+/// A server's sandbox overrides: `{"writableRoots": [...], "network": bool}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UpstreamSandbox {
+    /// More directories it may write under, beside its working directory.
+    pub writable_roots: Vec<PathBuf>,
+    /// TCP on or off for it (the settings' choice when `None`).
+    pub network: Option<bool>,
 }
 
 /// How an upstream is reached.
@@ -77,6 +89,7 @@ impl UpstreamConfig {
                 cwd: None,
             },
             prefixed: false,
+            sandbox: UpstreamSandbox::default(),
         }
     }
 }
@@ -153,7 +166,7 @@ fn server_config(
     let expand = |text: &str| expand_vars(text, env_var);
     let transport = match kind {
         None | Some("stdio") => {
-            only_keys(fields, &["type", "command", "args", "env", "cwd"])?;
+            only_keys(fields, &["type", "command", "args", "env", "cwd", "sandbox"])?;
             let command = expand(string_field(fields, "command")?.ok_or("no \"command\"")?)?;
             let args = match fields.get("args") {
                 None => Vec::new(),
@@ -193,10 +206,42 @@ fn server_config(
         }
         Some(other) => return Err(format!("unknown \"type\" {other:?} (expected \"stdio\" or \"http\")")),
     };
+    let sandbox = match fields.get("sandbox") {
+        None => UpstreamSandbox::default(),
+        Some(Value::Object(sb)) => {
+            only_keys(sb, &["writableRoots", "network"])
+                .map_err(|e| format!("\"sandbox\": {e}"))?;
+            let writable_roots = match sb.get("writableRoots") {
+                None => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|r| {
+                        r.as_str()
+                            .map(|r| expand(r).map(PathBuf::from))
+                            .ok_or("\"sandbox.writableRoots\" must be strings")
+                    })
+                    .collect::<Result<Result<Vec<_>, _>, _>>()??,
+                Some(_) => {
+                    return Err("\"sandbox.writableRoots\" must be an array of strings".into())
+                }
+            };
+            let network = match sb.get("network") {
+                None => None,
+                Some(Value::Bool(b)) => Some(*b),
+                Some(_) => return Err("\"sandbox.network\" must be true or false".into()),
+            };
+            UpstreamSandbox {
+                writable_roots,
+                network,
+            }
+        }
+        Some(_) => return Err("\"sandbox\" must be an object".into()),
+    };
     Ok(UpstreamConfig {
         name: name.to_owned(),
         transport,
         prefixed: true,
+        sandbox,
     })
 }
 

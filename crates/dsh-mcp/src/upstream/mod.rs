@@ -63,7 +63,9 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
-pub use config::{load_mcp_config, parse_mcp_config, UpstreamConfig, UpstreamTransport};
+pub use config::{
+    load_mcp_config, parse_mcp_config, UpstreamConfig, UpstreamSandbox, UpstreamTransport,
+};
 
 /// Host variables a stdio upstream inherits; everything else it gets only
 /// from its config's `env`. None of these holds a secret.
@@ -138,6 +140,9 @@ pub struct ProxyOptions {
     pub cwd: PathBuf,
     /// Where an upstream's stderr lines go (ours by default).
     pub stderr: Arc<dyn Fn(&str) + Send + Sync>,
+    /// The sandbox stdio upstreams start in (the settings' `sandbox`), with
+    /// each server's overrides; `None`: unconfined.
+    pub sandbox: Option<dsh_sandbox::SandboxPolicy>,
 }
 
 impl ProxyOptions {
@@ -154,6 +159,7 @@ impl ProxyOptions {
                 use std::io::Write;
                 let _ = writeln!(std::io::stderr(), "{line}");
             }),
+            sandbox: None,
         }
     }
 }
@@ -770,13 +776,14 @@ impl Upstream {
         cwd: Option<&Path>,
     ) -> Result<Box<dyn ChildWrapper>, String> {
         let mut cmd = tokio::process::Command::new(command);
+        let workdir = match cwd {
+            Some(dir) if dir.is_absolute() => dir.to_path_buf(),
+            Some(dir) => self.options.cwd.join(dir),
+            None => self.options.cwd.clone(),
+        };
         cmd.args(args)
             .env_clear()
-            .current_dir(match cwd {
-                Some(dir) if dir.is_absolute() => dir.to_path_buf(),
-                Some(dir) => self.options.cwd.join(dir),
-                None => self.options.cwd.clone(),
-            })
+            .current_dir(&workdir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -789,11 +796,54 @@ impl Upstream {
             }
         }
         cmd.envs(env);
+        if let Some(tmp) = self.confine(&mut cmd, &workdir)? {
+            cmd.env("TMPDIR", tmp);
+        }
         let mut wrapped = CommandWrap::from(cmd);
         wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
         wrapped
             .spawn()
             .map_err(|e| format!("cannot run {command:?}: {e}"))
+    }
+
+    /// Starts the server in the settings' sandbox, with its own overrides:
+    /// it may write only under its working directory, its writable roots
+    /// and a private temp directory (returned, for `TMPDIR`).
+    fn confine(
+        &self,
+        cmd: &mut tokio::process::Command,
+        workdir: &Path,
+    ) -> Result<Option<PathBuf>, String> {
+        let Some(base) = &self.options.sandbox else {
+            return Ok(None);
+        };
+        let own = &self.config.sandbox;
+        let policy = dsh_sandbox::SandboxPolicy {
+            mode: base.mode,
+            writable_roots: base
+                .writable_roots
+                .iter()
+                .chain(&own.writable_roots)
+                .cloned()
+                .collect(),
+            network: own.network.unwrap_or(base.network),
+        };
+        let tmp = std::env::temp_dir().join(format!(
+            "dsh-upstream-{}-{}",
+            self.config.name,
+            std::process::id()
+        ));
+        let Some(confinement) = dsh_sandbox::confine(&policy, &[workdir.to_path_buf()], &tmp)
+        else {
+            return Ok(None);
+        };
+        std::fs::create_dir_all(&tmp)
+            .map_err(|e| format!("cannot create its temp directory {}: {e}", tmp.display()))?;
+        let ruleset = confinement
+            .ruleset(dsh_sandbox::support())
+            .map_err(|e| format!("sandbox unavailable: {e}; the server was not started"))?;
+        dsh_sandbox::confine_command(cmd, ruleset);
+        Ok(Some(tmp))
     }
 
     fn forward_stderr(&self, stderr: tokio::process::ChildStderr, tail: Arc<StderrTail>) {
