@@ -255,3 +255,27 @@ fn the_machine_enforces_what_the_tests_rely_on() {
     );
     assert!(s.files && s.tcp && s.scoping);
 }
+
+#[tokio::test]
+async fn abstract_unix_sockets_outside_the_sandbox_are_scoped_away() {
+    use std::os::linux::net::SocketAddrExt;
+    let name = format!("dsh-sandbox-test-{}", std::process::id());
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    let connect = format!(
+        "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0{name}'); print('connected')\""
+    );
+    let (_dir, ex) = fixture("abstract-off", policy(SandboxMode::WorkspaceWrite, false));
+    let out = run(&ex, &connect).await;
+    assert_ne!(code(&out), Some(0), "{}", out.model_text());
+    assert!(
+        out.stderr.text.contains("PermissionError")
+            || out.stderr.text.contains("Operation not permitted"),
+        "{}",
+        out.model_text()
+    );
+    let (_dir, ex) = fixture("abstract-on", policy(SandboxMode::WorkspaceWrite, true));
+    let out = run(&ex, &connect).await;
+    assert_eq!(out.stdout.text, "connected\n", "{}", out.model_text());
+    drop(listener);
+}
