@@ -1,0 +1,65 @@
+//! # dsh-acp
+//!
+//! Tool calls as [Agent Client Protocol](https://agentclientprotocol.com)
+//! cards. An editor (Zed, JetBrains, Neovim plugins, any ACP client) shows
+//! each call as a card; [`Cards`] turns the pipeline's presentations
+//! ([`dsh_tools::ToolCallPresentation`], [`dsh_tools::ToolResultPresentation`])
+//! into the `session/update` notifications that draw them, with the
+//! schema crate `agent-client-protocol` 5.2 pins (`agent-client-protocol-schema`
+//! 1.17.0), so every message is the protocol's own type.
+//!
+//! ```
+//! use dsh_acp::Cards;
+//! use dsh_tools::{ContentBlock, ToolCallPresentation, ToolExecutionResult, ToolResultPresentation};
+//! use serde_json::json;
+//!
+//! let mut cards = Cards::new("session-1", false);
+//! let args = json!({"path": "src/main.rs"});
+//! let call = cards.call("call-1", &ToolCallPresentation::generic("read", &args), &args, false);
+//! let wire = serde_json::to_value(&call).unwrap();
+//! assert_eq!(wire["update"]["sessionUpdate"], "tool_call");
+//! assert_eq!(wire["update"]["status"], "in_progress");
+//! assert_eq!(wire["update"]["locations"][0]["path"], "src/main.rs");
+//!
+//! let result = ToolExecutionResult::ok("call-1", vec![ContentBlock::text("fn main() {}")]);
+//! let done = cards.result("call-1", &result, &ToolResultPresentation::generic(&result.content));
+//! let wire = serde_json::to_value(&done).unwrap();
+//! assert_eq!(wire["update"]["sessionUpdate"], "tool_call_update");
+//! assert_eq!(wire["update"]["status"], "completed");
+//! ```
+//!
+//! ## Calls and results
+//!
+//! * A call becomes `tool_call`: `toolCallId` = the call id, `title`,
+//!   `kind` (the presentation's; `other` by default), `status` `pending`
+//!   while it awaits approval, else `in_progress`, `rawInput`, `content` =
+//!   the presentation's content, `locations` for the path arguments
+//!   (`file_path`, `path`, `notebook_path`, `filePath`, `paths`).
+//! * Its result becomes `tool_call_update`: `completed` or `failed`, the
+//!   result presentation's title and content (the raw result when the
+//!   presentation has none), `rawOutput` = the result.
+//! * A result whose call was never announced still gets a well-formed
+//!   update (with the raw result); an update never precedes its call for
+//!   calls that were announced.
+//!
+//! ## Terminal cards
+//!
+//! A call whose presentation asks for a terminal (the `bash` tool) is drawn
+//! as Zed draws terminals when the client announced
+//! `_meta.terminal_output` in its capabilities: content `{type:
+//! "terminal", terminalId}` with `_meta.terminal_info {terminal_id, cwd}`,
+//! output streamed as `_meta.terminal_output {terminal_id, data}` updates
+//! ([`Cards::output`]) that the client appends, and
+//! `_meta.terminal_exit {terminal_id, exit_code, signal}` at the end — the
+//! terminal is never replaced by text. Other clients get the command as
+//! text, and the output as the result's content.
+//!
+//! Presenters are pure, so the same log of calls and results always gives
+//! the same updates, byte for byte ([`Cards`] holds no clock or counter).
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod cards;
+
+pub use agent_client_protocol_schema::v1 as schema;
+pub use cards::{locations_of, Cards};
