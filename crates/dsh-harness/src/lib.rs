@@ -236,7 +236,7 @@ impl Pipeline {
             // Listed once, so a user sees what the file says that dsh leaves to Claude Code.
             let _ = writeln!(
                 std::io::stderr(),
-                "dsh: settings not about tools, ignored: {}",
+                "dsh: settings ignored (not about tools) or not applied: {}",
                 settings.ignored.join(", ")
             );
         }

@@ -260,15 +260,25 @@ async fn json_decisions_merge_and_weigh_with_the_rules() {
         ApprovalAnswer::AllowOnce
     }))));
     assert_eq!(bash(&p, "echo x").await.text(), "x\n[exit code: 0]");
-    // defer outranks ask and allow, and leaves the usual flow: allowed by rule.
+    // defer outranks ask and allow, and hands the call to the approver
+    // (whoever drives the agent), so another hook's ask is not lost.
     let (_d, p) = fx(
         "defer",
-        settings(&["Bash(echo:*)"], many(&["ask", "defer"])),
+        settings(&["Bash(echo:*)"], many(&["ask", "defer", "allow"])),
         &[],
     );
-    assert_eq!(bash(&p, "echo x").await.text(), "x\n[exit code: 0]");
-    let r = bash(&p, "touch y").await;
+    let r = bash(&p, "echo x").await;
     assert_eq!(r.code(), Some(ErrorCode::ApprovalUnavailable));
+    assert!(
+        r.text()
+            .contains("deferred by a PreToolUse hook: hook defer"),
+        "{}",
+        r.text()
+    );
+    p.set_approver(Some(Arc::new(FnApprover(|_r| async {
+        ApprovalAnswer::AllowOnce
+    }))));
+    assert_eq!(bash(&p, "echo x").await.text(), "x\n[exit code: 0]");
 }
 
 #[tokio::test]

@@ -16,7 +16,7 @@ impl TempDir {
         let dir =
             std::env::temp_dir().join(format!("dsh-harness-sbx-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("proj")).unwrap();
+        std::fs::create_dir_all(dir.join("proj/src")).unwrap();
         std::fs::create_dir_all(dir.join("outside")).unwrap();
         TempDir(std::fs::canonicalize(dir).unwrap())
     }
@@ -99,7 +99,7 @@ async fn allowed_commands_are_confined_and_escalation_asks() {
     // Inside the working directory no escalation is needed.
     let r = call(
         &p,
-        json!({"command": "python3 -c \"open('made', 'w')\" && echo ok"}),
+        json!({"command": "python3 -c \"open('src/made', 'w')\" && echo ok"}),
     )
     .await;
     assert!(r.text().starts_with("ok"), "{}", r.text());
@@ -147,4 +147,24 @@ async fn escalation_is_denied_in_dont_ask_and_when_the_settings_forbid_it() {
     .await;
     assert!(!r.is_error, "{}", r.text());
     assert!(dir.0.join("outside/d").exists());
+}
+
+#[tokio::test]
+async fn a_hooks_allow_does_not_answer_an_escalation() {
+    let dir = TempDir::new("hook-escalate");
+    let allow = r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'"#;
+    let p = pipeline(
+        &dir,
+        json!({"permissions": {"allow": ["Bash(python3:*)"]}, "sandbox": {"enabled": true},
+               "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": allow}]}]}}),
+        None,
+    );
+    let r = call(&p, json!({"command": writer(&dir, "e"), "sandbox_permissions": "require_escalated", "justification": "x"})).await;
+    assert_eq!(
+        r.code(),
+        Some(ErrorCode::ApprovalUnavailable),
+        "{}",
+        r.text()
+    );
+    assert!(!dir.0.join("outside/e").exists());
 }

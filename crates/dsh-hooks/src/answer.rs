@@ -14,7 +14,7 @@ pub enum Permission {
     Allow,
     /// Ask the user.
     Ask,
-    /// Leave it to the usual flow (and to nothing weaker).
+    /// Leave it to whoever drives the agent: the approver.
     Defer,
     /// Refuse the call.
     Deny,

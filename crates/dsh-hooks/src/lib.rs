@@ -88,7 +88,9 @@
 //!   `PERMISSION_DENIED` naming the hook's reason. `allow` skips an *ask*
 //!   only the mode made; a deny or ask rule of the settings, or a command
 //!   the policy cannot analyse, still holds. `ask` goes to the approver
-//!   even where the rules allow. `defer` leaves the usual flow.
+//!   even where the rules allow. `defer` hands the call to the approver
+//!   too (Claude Code leaves a deferred call to whoever drives it), so it
+//!   outranks an `ask` without weakening it.
 //! * `updatedInput` replaces the whole input and is validated again by the
 //!   tool's schema (an invalid one is `INVALID_ARGS`); `timeout` is read
 //!   back as `timeout_ms`.
@@ -106,8 +108,10 @@
 //! once (the stricter `failClosed` wins). Each has its `timeout` in seconds
 //! (default 600, Claude Code's); when it fires, or when the shell exits,
 //! or when the call is dropped, the hook's whole process group is killed,
-//! so no hook process is left behind. Output is read whole, up to 64 MiB a
-//! stream (more is an error).
+//! so no hook process is left behind — unless it leaves the group itself
+//! (`setsid`), which a process group cannot stop; its pipes are then given
+//! up two seconds later. Output is read whole, up to 64 MiB a stream (more
+//! is an error).
 //!
 //! ## Claude Code itself
 //!

@@ -80,7 +80,13 @@ impl HooksMiddleware {
     /// A middleware for `hooks` in `session`, logging to standard error,
     /// with mode `default` in the hooks' input until [`Self::with_mode`].
     pub fn new(hooks: Hooks, session: Session) -> Self {
-        let spill_dir = std::env::temp_dir().join(format!("dsh-hooks-{}", std::process::id()));
+        // Named so nobody can plant it first in the shared temp directory.
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let spill_dir =
+            std::env::temp_dir().join(format!("dsh-hooks-{}-{nonce:x}", std::process::id()));
         HooksMiddleware {
             inner: Arc::new(Inner {
                 hooks,
@@ -210,8 +216,7 @@ impl Inner {
         }
         let n = self.spilled.fetch_add(1, Ordering::Relaxed);
         let file = self.spill_dir.join(format!("hook-output-{n}.txt"));
-        let written =
-            std::fs::create_dir_all(&self.spill_dir).and_then(|()| std::fs::write(&file, text));
+        let written = private_dir(&self.spill_dir).and_then(|()| std::fs::write(&file, text));
         let preview: String = text.chars().take(PREVIEW).collect();
         match written {
             Ok(()) => format!(
@@ -225,6 +230,23 @@ impl Inner {
                 file.display()
             ),
         }
+    }
+}
+
+/// Creates `dir` for this user alone (0700), or accepts it when it is a
+/// directory and not a symbolic link.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let meta = std::fs::symlink_metadata(dir)?;
+            if meta.is_dir() {
+                Ok(())
+            } else {
+                Err(std::io::Error::other("not a directory"))
+            }
+        }
+        other => other,
     }
 }
 
@@ -324,7 +346,17 @@ impl Middleware for HooksMiddleware {
                     Some((Permission::Allow, why)) => {
                         exec.extensions.insert(HookPermission::Allow(why))
                     }
-                    Some((Permission::Defer, _)) | None => {}
+                    // Claude Code hands a deferred call to whoever drives
+                    // it (the SDK's caller): here, the approver.
+                    Some((Permission::Defer, why)) => {
+                        exec.extensions
+                            .insert(HookPermission::Ask(if why.is_empty() {
+                                "deferred by a PreToolUse hook".to_owned()
+                            } else {
+                                format!("deferred by a PreToolUse hook: {why}")
+                            }))
+                    }
+                    None => {}
                 }
                 if let Some(updated) = answers.iter().find_map(|(_, a)| a.updated_input.clone()) {
                     let updated = from_claude_input(&exec.name, updated);

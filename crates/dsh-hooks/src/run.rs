@@ -44,8 +44,22 @@ pub struct HookRun {
 }
 
 /// Kills the process group on drop: when the run ends, times out, or the
-/// call that awaited it is dropped.
+/// call that awaited it is dropped. A process that leaves the group
+/// (`setsid`) is beyond its reach; its pipes are then given up after
+/// [`DRAIN_GRACE`].
 struct Group(Option<rustix::process::Pid>);
+
+/// Aborts the stream tasks when the run is dropped half-way, so a
+/// descendant that keeps the pipes open holds no task or buffer of ours.
+struct Tasks(Vec<tokio::task::AbortHandle>);
+
+impl Drop for Tasks {
+    fn drop(&mut self) {
+        for t in &self.0 {
+            t.abort();
+        }
+    }
+}
 
 impl Group {
     fn kill(&mut self) {
@@ -124,6 +138,11 @@ pub async fn run_hook(spec: &HookSpec, input: &[u8], cwd: &Path, env: &[(&str, &
     });
     let out = tokio::spawn(read_all(stdout));
     let err = tokio::spawn(read_all(stderr));
+    let _tasks = Tasks(vec![
+        writer.abort_handle(),
+        out.abort_handle(),
+        err.abort_handle(),
+    ]);
     let end = match tokio::time::timeout(spec.timeout, child.wait()).await {
         Ok(Ok(status)) => {
             use std::os::unix::process::ExitStatusExt;

@@ -114,6 +114,8 @@ pub enum Origin {
     PlanMode,
     /// The command could not be analysed, so it is asked about.
     Unanalysable,
+    /// The call asks to run outside the sandbox.
+    Sandbox,
 }
 
 /// The verdict on one call: nothing was run to reach it.
@@ -593,10 +595,13 @@ impl PermissionPolicy {
                     format!("runs outside the sandbox ({why}); mode bypassPermissions allows it"),
                 )
             } else {
-                Outcome::mode(
+                let mut o = Outcome::mode(
                     Decision::Ask,
                     format!("asks to run outside the sandbox: {why}"),
-                )
+                );
+                // Only the approver answers this, never a hook's allow.
+                o.origin = Origin::Sandbox;
+                o
             };
             outcomes.push(
                 outcome

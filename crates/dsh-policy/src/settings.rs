@@ -65,6 +65,9 @@ pub struct Settings {
     /// ask to run outside the sandbox (default: yes).
     #[serde(skip)]
     pub sandbox_escalation: Option<bool>,
+    /// Claude Code's `sandbox.filesystem.allowWrite`: more writable roots.
+    #[serde(skip)]
+    pub sandbox_allow_write: Vec<String>,
     /// Variables set for every command the tools run (Claude Code's `env`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
@@ -383,15 +386,18 @@ impl Settings {
         if self.sandbox_enabled == Some(false) {
             return None;
         }
-        match (&self.sandbox, self.sandbox_enabled) {
-            (Some(ours), _) => Some(ours.clone()),
-            (None, Some(true)) => Some(SandboxSettings {
+        let mut s = match (&self.sandbox, self.sandbox_enabled) {
+            (Some(ours), _) => ours.clone(),
+            (None, Some(true)) => SandboxSettings {
                 mode: SandboxMode::WorkspaceWrite,
                 writable_roots: Vec::new(),
                 network: Some(false),
-            }),
-            _ => None,
-        }
+            },
+            _ => return None,
+        };
+        s.writable_roots
+            .extend(self.sandbox_allow_write.iter().cloned());
+        Some(s)
     }
 
     /// The default mode (`default` when the file gives none).
@@ -701,7 +707,6 @@ fn invalid(key: impl Into<String>, message: impl Into<String>) -> SettingsError 
 const SANDBOX_KEYS_NOT_APPLIED: &[&str] = &[
     "autoAllowBashIfSandboxed",
     "excludedCommands",
-    "filesystem",
     "ignoreViolations",
     "enableWeakerNestedSandbox",
     "enableWeakerNetworkIsolation",
@@ -709,12 +714,16 @@ const SANDBOX_KEYS_NOT_APPLIED: &[&str] = &[
     "credentials",
 ];
 
+/// What `sandbox` holds: our keys, Claude Code's `enabled`, and its
+/// `filesystem.allowWrite`.
+type SandboxRead = (Option<SandboxSettings>, Option<bool>, Vec<String>);
+
 /// Reads `sandbox`: Claude Code's keys and ours, each checked; the Claude
 /// Code keys it does not apply are added to `not_applied`.
 fn read_sandbox(
     section: serde_json::Value,
     not_applied: &mut Vec<String>,
-) -> Result<(Option<SandboxSettings>, Option<bool>), SettingsError> {
+) -> Result<SandboxRead, SettingsError> {
     let serde_json::Value::Object(mut keys) = section else {
         return Err(invalid("sandbox", "must be a JSON object"));
     };
@@ -738,11 +747,55 @@ fn read_sandbox(
     } else {
         not_applied
     };
+    if enabled == Some(true) {
+        not_applied.push("sandbox.enabled: named UNIX sockets stay reachable (Landlock cannot block them; Claude Code's sandbox does)".to_owned());
+    }
     for key in SANDBOX_KEYS_NOT_APPLIED {
         if keys.contains_key(*key) {
             not_applied.push(format!(
                 "sandbox.{key} (not applied: the sandbox stays stricter)"
             ));
+        }
+    }
+    // `filesystem`: more writable paths are roots; paths to keep from being
+    // read or written inside what is allowed cannot be expressed (Landlock
+    // only grants), so they are refused rather than silently weaker.
+    let mut allow_write = Vec::new();
+    if let Some(fs) = keys.get("filesystem") {
+        let serde_json::Value::Object(fs) = fs else {
+            return Err(invalid("sandbox.filesystem", "must be a JSON object"));
+        };
+        for (k, v) in fs {
+            let list: Vec<String> = match v {
+                serde_json::Value::Array(a) => a
+                    .iter()
+                    .map(|p| p.as_str().map(str::to_owned))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| {
+                        invalid(
+                            format!("sandbox.filesystem.{k}"),
+                            "must be an array of strings",
+                        )
+                    })?,
+                _ => {
+                    return Err(invalid(
+                        format!("sandbox.filesystem.{k}"),
+                        "must be an array of strings",
+                    ))
+                }
+            };
+            match k.as_str() {
+                "allowWrite" => allow_write = list,
+                "denyWrite" | "denyRead" if list.is_empty() => {}
+                "denyWrite" | "denyRead" => {
+                    return Err(SettingsError::new(
+                        SettingsErrorKind::Unsupported,
+                        Some(format!("sandbox.filesystem.{k}")),
+                        "Landlock can only grant access, not take it back inside what it grants; remove these paths from the writable roots instead".into(),
+                    ))
+                }
+                _ => return Err(invalid(format!("sandbox.filesystem.{k}"), "unknown key (allowWrite, denyWrite, denyRead)")),
+            }
         }
     }
     if let Some(serde_json::Value::Object(net)) = keys.get("network") {
@@ -769,12 +822,12 @@ fn read_sandbox(
         })
         .collect();
     if ours.is_empty() {
-        return Ok((None, enabled));
+        return Ok((None, enabled, allow_write));
     }
     let ours: SandboxSettings =
         serde_path_to_error::deserialize(serde_json::Value::Object(ours))
             .map_err(|e| invalid(format!("sandbox.{}", e.path()), e.into_inner().to_string()))?;
-    Ok((Some(ours), enabled))
+    Ok((Some(ours), enabled, allow_write))
 }
 
 impl FromStr for Settings {
@@ -827,7 +880,11 @@ impl FromStr for Settings {
                     invalid("sandbox.allowUnsandboxedCommands", "must be true or false")
                 })?);
             }
-            (settings.sandbox, settings.sandbox_enabled) = read_sandbox(section, &mut not_applied)?;
+            (
+                settings.sandbox,
+                settings.sandbox_enabled,
+                settings.sandbox_allow_write,
+            ) = read_sandbox(section, &mut not_applied)?;
             ignored.extend(not_applied);
         }
         if settings.permissions.disable_auto_mode.is_some() {
@@ -1070,10 +1127,15 @@ impl Settings {
             out.env.extend(layer.env);
             out.disable_all_hooks = layer.disable_all_hooks.or(out.disable_all_hooks);
             // The most specific file's sandbox holds.
-            if layer.sandbox.is_some() || layer.sandbox_enabled.is_some() {
+            if layer.sandbox.is_some()
+                || layer.sandbox_enabled.is_some()
+                || layer.sandbox_escalation.is_some()
+                || !layer.sandbox_allow_write.is_empty()
+            {
                 out.sandbox = layer.sandbox.or(out.sandbox.take());
                 out.sandbox_enabled = layer.sandbox_enabled.or(out.sandbox_enabled);
                 out.sandbox_escalation = layer.sandbox_escalation.or(out.sandbox_escalation);
+                out.sandbox_allow_write.extend(layer.sandbox_allow_write);
             }
             // Hooks add up across files, as Claude Code runs them all.
             for (event, matchers) in layer.hooks.into_iter().flatten() {

@@ -405,3 +405,24 @@ fn mcp_server_lists_are_refused_rather_than_ignored() {
         assert_eq!(e.key(), Some(key));
     }
 }
+
+#[test]
+fn claude_codes_sandbox_filesystem_keys_are_honoured_or_refused() {
+    let s = Settings::from_str(r#"{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["/tmp/build"], "denyWrite": []}}}"#).unwrap();
+    assert_eq!(s.sandbox_settings().unwrap().writable_roots, ["/tmp/build"]);
+    for key in ["denyWrite", "denyRead"] {
+        let e = err(&format!(
+            r#"{{"sandbox": {{"enabled": true, "filesystem": {{"{key}": ["~/.ssh"]}}}}}}"#
+        ));
+        assert_eq!(e.kind(), SettingsErrorKind::Unsupported, "{key}");
+        assert_eq!(e.key(), Some(format!("sandbox.filesystem.{key}").as_str()));
+    }
+    // A file that only forbids escalation still counts when merged.
+    let user: Settings = r#"{"sandbox": {"enabled": true}}"#.parse().unwrap();
+    let project: Settings = r#"{"sandbox": {"allowUnsandboxedCommands": false}}"#
+        .parse()
+        .unwrap();
+    let (merged, _) = Settings::merge(vec![("u".into(), user), ("p".into(), project)]);
+    assert_eq!(merged.sandbox_escalation, Some(false));
+    assert!(merged.sandbox_settings().is_some());
+}

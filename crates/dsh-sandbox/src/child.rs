@@ -45,3 +45,9 @@ pub fn confine_command(cmd: &mut tokio::process::Command, ruleset: OwnedFd) {
         cmd.pre_exec(move || restrict_self(ruleset.as_raw_fd()));
     }
 }
+
+/// This process's real user id.
+pub(crate) fn current_uid() -> u32 {
+    // SAFETY: `getuid` takes no arguments and cannot fail.
+    unsafe { libc::getuid() }
+}

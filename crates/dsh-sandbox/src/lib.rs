@@ -37,12 +37,18 @@
 //! Landlock restricts paths and TCP ports, nothing else: UDP (DNS, QUIC),
 //! raw and other socket families, already-open file descriptors (the
 //! command's own pipes), named UNIX sockets reached through a path the
-//! rules allow, and reads anywhere. Landlock only grants, and a grant on a
-//! directory holds for all beneath it, so a working directory that holds a
-//! `.git` or `.claude` is made writable entry by entry, those two left out:
-//! then new files directly in that directory's root cannot be created
-//! (files in its subdirectories can; the result says so and the call can be
-//! escalated). A working directory without them is writable whole.
+//! rules allow (the session bus, an ssh agent, `docker.sock`: each can run
+//! commands outside the sandbox), changes of metadata (mode, times,
+//! extended attributes) of files outside the roots, and reads anywhere.
+//!
+//! Landlock only grants, and a grant on a directory holds for all beneath
+//! it, so a working directory is made writable entry by entry, `.git` and
+//! `.claude` (and symbolic links, whose rule would hold for their target)
+//! left out, and the directory itself gets no write right: a command can
+//! neither change those two nor create them, or anything else, directly in
+//! the working directory's root — new files go in its subdirectories, or
+//! the call asks for escalation (the result says so). A directory of
+//! `writableRoots` is writable whole.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -132,14 +138,7 @@ pub struct Confinement {
 }
 
 /// Devices any command may write.
-const WRITABLE_DEVICES: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
-];
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 
 /// The confinement `policy` asks for in `working_dirs` (the first is the
 /// command's working directory), with `temp_dir` as its private temp
@@ -326,17 +325,16 @@ impl Confinement {
             .add_rules(path_beneath_rules(WRITABLE_DEVICES, all))
             .map_err(fail)?;
         for root in &self.writable {
-            let protects = root
-                .read_only_names
-                .iter()
-                .any(|n| std::fs::symlink_metadata(root.path.join(n)).is_ok());
-            if !protects {
+            if root.read_only_names.is_empty() {
                 created = created
                     .add_rules(path_beneath_rules([&root.path], all))
                     .map_err(fail)?;
                 continue;
             }
-            // Every entry but the protected ones: writable beneath.
+            // Every entry but the protected ones: writable beneath. The
+            // directory itself gets no write right, so `.git` or `.claude`
+            // cannot be created (or replaced) there either; symbolic links
+            // are left out, as a rule would hold for what they point to.
             let entries: Vec<PathBuf> = std::fs::read_dir(&root.path)
                 .map(|rd| {
                     rd.filter_map(Result::ok)
@@ -346,6 +344,7 @@ impl Confinement {
                                 .iter()
                                 .any(|n| e.file_name() == n.as_str())
                         })
+                        .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
                         .map(|e| e.path())
                         .collect()
                 })
@@ -356,6 +355,31 @@ impl Confinement {
         }
         Option::<OwnedFd>::from(created)
             .ok_or_else(|| SandboxUnavailable("Landlock is not enforced by this kernel".into()))
+    }
+}
+
+/// Creates `dir` for this user alone (mode 0700), or accepts it when it is
+/// already a directory (not a symbolic link) owned by this user: a shared
+/// temp directory must not hand a sandbox a path someone else planted.
+///
+/// # Errors
+/// It cannot be created, or what is there is not ours.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let meta = std::fs::symlink_metadata(dir)?;
+            if meta.is_dir() && meta.uid() == child::current_uid() {
+                Ok(())
+            } else {
+                Err(std::io::Error::other(format!(
+                    "{} exists and is not a private directory of this user",
+                    dir.display()
+                )))
+            }
+        }
+        Err(e) => Err(e),
     }
 }
 

@@ -1092,10 +1092,10 @@ impl Inner {
         let Some(policy) = &self.config.sandbox else {
             return Ok(None);
         };
+        // The configured directories only: a call's own `workdir` is where
+        // it runs, never a grant (a model could name any directory).
+        let _ = cwd;
         let mut dirs = vec![self.config.cwd.clone()];
-        if !cwd.starts_with(&self.config.cwd) {
-            dirs.push(cwd.to_owned());
-        }
         dirs.extend(self.config.sandbox_dirs.iter().cloned());
         let temp = self.sandbox_temp();
         let Some(confinement) = dsh_sandbox::confine(policy, &dirs, &temp) else {

@@ -168,6 +168,13 @@ impl Tool for BashTool {
                 "invalid arguments: \"command\" must not be blank",
             ));
         }
+        let escalated = args.sandbox_permissions == Some(SandboxPermissions::RequireEscalated);
+        if escalated && args.run_in_background.unwrap_or(false) {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArgs,
+                "invalid arguments: sandbox_permissions \"require_escalated\" runs in the foreground only",
+            ));
+        }
         if args.run_in_background.unwrap_or(false) {
             let task = self
                 .executor
@@ -176,13 +183,6 @@ impl Tool for BashTool {
             return Ok(vec![ContentBlock::text(format!(
                 "started background task {task}"
             ))]);
-        }
-        let escalated = args.sandbox_permissions == Some(SandboxPermissions::RequireEscalated);
-        if escalated && args.run_in_background.unwrap_or(false) {
-            return Err(ToolError::new(
-                ErrorCode::InvalidArgs,
-                "invalid arguments: sandbox_permissions \"require_escalated\" runs in the foreground only",
-            ));
         }
         let mut request = RunRequest::new(args.command)
             .cancel(ctx.cancel_token())

@@ -127,6 +127,49 @@ async fn workspace_write_confines_writes_to_the_working_directory() {
             .text,
         "read\n"
     );
+    // Nothing new directly in the root: not `.claude`, not a file, not a link.
+    for command in [
+        "mkdir .claude",
+        "python3 -c \"open('new.txt', 'w')\"",
+        "ln -s /tmp here",
+    ] {
+        let out = run(&ex, command).await;
+        assert_ne!(code(&out), Some(0), "{command}: {}", out.model_text());
+    }
+    assert!(!exists(&dir, "proj/.claude") && !exists(&dir, "proj/new.txt"));
+}
+
+#[tokio::test]
+async fn a_calls_workdir_grants_nothing() {
+    let (dir, ex) = fixture("workdir", policy(SandboxMode::WorkspaceWrite, false));
+    let outside = dir.0.join("outside");
+    let out = ex
+        .run(RunRequest::new("touch made").workdir(outside.display().to_string()))
+        .await
+        .unwrap();
+    assert_ne!(code(&out), Some(0), "{}", out.model_text());
+    assert!(!outside.join("made").exists());
+    let out = ex
+        .run(RunRequest::new("touch tmp/x").workdir("/"))
+        .await
+        .unwrap();
+    assert_ne!(code(&out), Some(0), "{}", out.model_text());
+}
+
+#[tokio::test]
+async fn a_link_inside_the_working_directory_grants_nothing_outside() {
+    let (dir, ex) = fixture("links", policy(SandboxMode::WorkspaceWrite, false));
+    std::os::unix::fs::symlink(dir.0.join("outside"), dir.0.join("proj/out")).unwrap();
+    std::os::unix::fs::symlink(dir.0.join("proj/.git"), dir.0.join("proj/g")).unwrap();
+    for command in [
+        "touch out/x",
+        "mkdir -p g/hooks && touch g/hooks/pre-commit",
+    ] {
+        let out = run(&ex, command).await;
+        assert_ne!(code(&out), Some(0), "{command}: {}", out.model_text());
+    }
+    assert!(!dir.0.join("outside/x").exists());
+    assert!(!dir.0.join("proj/.git/hooks/pre-commit").exists());
 }
 
 #[tokio::test]

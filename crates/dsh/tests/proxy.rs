@@ -1126,6 +1126,8 @@ async fn hooks_run_for_upstream_tools_under_claude_codes_names() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upstream_servers_start_inside_the_sandbox() {
     let dir = TempDir::new("sandboxed");
+    // The server's rules are built when it starts, from what is there then.
+    std::fs::create_dir_all(dir.path("data")).unwrap();
     let outside = std::env::temp_dir().join(format!("dsh-proxy-outside-{}", std::process::id()));
     let extra = std::env::temp_dir().join(format!("dsh-proxy-extra-{}", std::process::id()));
     for d in [&outside, &extra] {
@@ -1154,9 +1156,9 @@ async fn upstream_servers_start_inside_the_sandbox() {
                 .await
         }
     };
-    let inside = write(dir.path("inside.txt")).await;
+    let inside = write(dir.path("data/inside.txt")).await;
     assert_eq!(inside.is_error, Some(false), "{}", text(&inside));
-    assert!(dir.path("inside.txt").exists());
+    assert!(dir.path("data/inside.txt").exists());
     let refused = write(outside.join("escape.txt")).await;
     assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
     assert!(!outside.join("escape.txt").exists());

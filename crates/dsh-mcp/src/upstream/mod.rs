@@ -837,7 +837,7 @@ impl Upstream {
         else {
             return Ok(None);
         };
-        std::fs::create_dir_all(&tmp)
+        dsh_sandbox::private_dir(&tmp)
             .map_err(|e| format!("cannot create its temp directory {}: {e}", tmp.display()))?;
         let ruleset = confinement
             .ruleset(dsh_sandbox::support())
