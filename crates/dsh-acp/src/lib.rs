@@ -56,10 +56,21 @@
 //!
 //! Presenters are pure, so the same log of calls and results always gives
 //! the same updates, byte for byte ([`Cards`] holds no clock or counter).
+//!
+//! ## Approval
+//!
+//! [`AcpApprover`] answers the permission layer's *ask* with
+//! `session/request_permission` (the reference bridge never sent one):
+//! options allow once / allow always / reject once / reject always (kinds
+//! `allow_once`, `allow_always`, `reject_once`, `reject_always`),
+//! `cancelled` read as a rejection, and a client that does not answer in
+//! time leaves the call unapproved — it fails closed.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod approval;
 mod cards;
 
 pub use agent_client_protocol_schema::v1 as schema;
+pub use approval::{answer_of, AcpApprover, DEFAULT_PERMISSION_TIMEOUT};
 pub use cards::{locations_of, Cards};
