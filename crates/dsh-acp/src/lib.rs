@@ -68,9 +68,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod agent;
 mod approval;
 mod cards;
 
+pub use agent::{serve, AgentSetup, Script, ScriptedCall, SetApprover};
 pub use agent_client_protocol_schema::v1 as schema;
 pub use approval::{answer_of, AcpApprover, DEFAULT_PERMISSION_TIMEOUT};
 pub use cards::{locations_of, Cards};

@@ -94,6 +94,25 @@ pub enum Command {
         #[command(subcommand)]
         command: HookSubcommand,
     },
+    /// Serve a scripted agent over the Agent Client Protocol on stdio
+    ///
+    /// An ACP agent for an editor (Zed's agent_servers, any ACP client)
+    /// whose "model" is a script: {"turns": [[{"tool": "bash", "arguments":
+    /// {...}}, ...], ...]}, one turn per prompt. Calls run through the whole
+    /// pipeline, are drawn as cards, and asks go to the editor as
+    /// session/request_permission.
+    #[command(verbatim_doc_comment)]
+    Acp {
+        /// The script of turns
+        #[arg(long, value_name = "FILE")]
+        script: PathBuf,
+        /// How long the editor has to answer a permission request before
+        /// the call fails closed, in milliseconds
+        #[arg(long, value_name = "MS", default_value_t = 300_000)]
+        permission_timeout_ms: u64,
+        #[command(flatten)]
+        options: PipelineOptions,
+    },
     /// What the sandbox can enforce on this machine
     Sandbox {
         #[command(subcommand)]
@@ -176,6 +195,7 @@ impl Command {
             Command::Sandbox {
                 command: SandboxSubcommand::Status { .. },
             } => &["sandbox", "status"],
+            Command::Acp { .. } => &["acp"],
         }
     }
 }

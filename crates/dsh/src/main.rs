@@ -226,6 +226,28 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
         Command::Sandbox {
             command: SandboxSubcommand::Status { json },
         } => Ok(sandbox_status(json)),
+        Command::Acp {
+            script,
+            permission_timeout_ms,
+            options,
+        } => {
+            let script = dsh_acp::Script::load(&script).map_err(UsageError)?;
+            let pipeline = Arc::new(build_pipeline(&options, Approval::None)?);
+            let holder = pipeline.clone();
+            let setup = dsh_acp::AgentSetup {
+                registry: pipeline.registry().clone(),
+                set_approver: Arc::new(move |approver| holder.set_approver(approver)),
+                script,
+                permission_timeout: std::time::Duration::from_millis(permission_timeout_ms),
+            };
+            match dsh_acp::serve(setup, agent_client_protocol::Stdio::new()).await {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => {
+                    let _ = writeln!(io::stderr(), "dsh acp: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
     }
 }
 

@@ -1137,3 +1137,22 @@ fn a_sandbox_the_kernel_cannot_enforce_fails_the_call() {
     );
     assert!(!marker.exists());
 }
+
+#[test]
+fn acp_names_a_script_it_cannot_use() {
+    let out = dsh(&["acp", "--script", "/nonexistent/turns.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("/nonexistent/turns.json: cannot read the script"));
+    let bad = settings_file(
+        "bad-script",
+        r#"{"turns": [[{"tool": "bash", "args": {}}]]}"#,
+    );
+    let out = dsh(&["acp", "--script", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown field `args`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
