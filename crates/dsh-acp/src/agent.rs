@@ -109,17 +109,22 @@ async fn play(
         let id = format!("call-{turn}-{i}");
         let presentation = setup.registry.present_call(&call.tool, &call.arguments);
         cx.send_notification(cards.call(&id, &presentation, &call.arguments, false))?;
-        let exec = ToolExecution::new(id.as_str(), call.tool.as_str(), call.arguments.clone())
+        let mut exec = ToolExecution::new(id.as_str(), call.tool.as_str(), call.arguments.clone())
             .with_cancel(cancel.clone());
+        if cards.is_terminal(&id) {
+            // The terminal card shows the output as the command prints it.
+            let (cards, cx, id) = (cards.clone(), cx.clone(), id.clone());
+            exec.extensions
+                .insert(dsh_tools::LiveOutput::new(move |bytes| {
+                    if let Some(chunk) = cards.output(&id, &String::from_utf8_lossy(bytes)) {
+                        let _ = cx.send_notification(chunk);
+                    }
+                }));
+        }
         let result = setup.registry.execute(exec).await;
         let shown = setup
             .registry
             .present_result(&call.tool, &call.arguments, &result);
-        if let Some(output) = shown.terminal.as_ref().and_then(|t| t.output.as_deref()) {
-            if let Some(chunk) = cards.output(&id, output) {
-                cx.send_notification(chunk)?;
-            }
-        }
         cx.send_notification(cards.result(&id, &result, &shown))?;
     }
     Ok(if cancel.is_cancelled() {

@@ -148,6 +148,11 @@ impl Cards {
         self.notify(SessionUpdate::ToolCall(call.content(blocks)))
     }
 
+    /// Whether the call is drawn as a terminal the client renders.
+    pub fn is_terminal(&self, call_id: &str) -> bool {
+        self.cards.get(call_id).is_some_and(|c| c.terminal)
+    }
+
     /// The update that moves an approved call to `in_progress`.
     pub fn started(&self, call_id: &str) -> SessionNotification {
         self.notify(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(

@@ -57,6 +57,20 @@
 //! Presenters are pure, so the same log of calls and results always gives
 //! the same updates, byte for byte ([`Cards`] holds no clock or counter).
 //!
+//! ## The scripted agent
+//!
+//! [`serve`] is the ACP agent behind `dsh acp --script FILE`: its "model"
+//! is a [`Script`] of turns, one per `session/prompt`, each a list of tool
+//! calls run through the pipeline's registry. `initialize` reads the
+//! client's `_meta.terminal_output`; `session/new` installs an
+//! [`AcpApprover`] for the session; a prompt's turn runs on its own task
+//! (awaiting the editor's answer inside a handler would block the loop that
+//! receives it), announcing each call, streaming a terminal card's output
+//! as the command prints it ([`dsh_tools::LiveOutput`]) and ending the
+//! card; `session/cancel` fires the running call's token, which kills its
+//! processes, and the prompt answers `cancelled`. One approver serves the
+//! pipeline, so the newest session's editor answers its asks.
+//!
 //! ## Approval
 //!
 //! [`AcpApprover`] answers the permission layer's *ask* with

@@ -287,3 +287,44 @@ async fn session_cancel_stops_the_running_command_and_its_processes() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allow_always_from_the_editor_lasts_the_session() {
+    let dir = TempDir::new("always");
+    let p = pipeline(&dir, json!({}));
+    let turns = json!([
+        [{"tool": "bash", "arguments": {"command": "touch work/a"}}],
+        [{"tool": "bash", "arguments": {"command": "touch work/a"}}]
+    ]);
+    let (stops, seen) = drive(setup(&p, turns), false, 2, "allow_always", false).await;
+    assert_eq!(stops, [StopReason::EndTurn, StopReason::EndTurn]);
+    // Asked once: the second identical call is allowed by the session rule.
+    assert_eq!(seen.lock().unwrap().asked, ["run `touch work/a`"]);
+    assert!(dir.0.join("work/a").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_output_streams_while_the_command_runs() {
+    let dir = TempDir::new("stream");
+    let p = pipeline(
+        &dir,
+        json!({"permissions": {"allow": ["Bash(echo:*)", "Bash(sleep:*)"]}}),
+    );
+    let turns =
+        json!([[{"tool": "bash", "arguments": {"command": "echo first; sleep 0.5; echo second"}}]]);
+    let (_stops, seen) = drive(setup(&p, turns), true, 1, "allow_once", false).await;
+    let seen = seen.lock().unwrap();
+    let u = check(&seen.updates);
+    let chunks: Vec<&str> = u
+        .iter()
+        .filter_map(|x| x["_meta"]["terminal_output"]["data"].as_str())
+        .collect();
+    // Two chunks, the first before the command printed its second line.
+    assert!(chunks.len() >= 2, "{chunks:?}");
+    assert!(
+        chunks[0].contains("first") && !chunks[0].contains("second"),
+        "{chunks:?}"
+    );
+    assert!(chunks.concat().contains("second"));
+    assert_eq!(u.last().unwrap()["_meta"]["terminal_exit"]["exit_code"], 0);
+}

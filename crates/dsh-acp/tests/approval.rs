@@ -105,6 +105,13 @@ async fn every_answer_maps_back_and_silence_fails_closed() {
     );
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 7);
+    // Each request as sent is valid by the schema crate's JSON schema.
+    let schema = serde_json::to_value(schemars::schema_for!(RequestPermissionRequest)).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for r in seen.iter() {
+        let wire = serde_json::to_value(r).unwrap();
+        assert!(validator.is_valid(&wire), "{wire}");
+    }
     let first = &seen[0];
     assert_eq!(first.session_id.0.as_ref(), "s1");
     assert_eq!(first.tool_call.tool_call_id.0.as_ref(), "c0");

@@ -289,6 +289,8 @@ pub struct RunRequest {
     /// Run outside the configured sandbox (the permission layer approved
     /// an escalation). Default: `false`.
     pub unconfined: bool,
+    /// Sees each chunk of output (both streams) as it is read.
+    pub live: Option<dsh_tools::LiveOutput>,
 }
 
 impl RunRequest {
@@ -309,6 +311,12 @@ impl RunRequest {
     /// Sets the timeout.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Shows the output live, chunk by chunk, while the command runs.
+    pub fn live(mut self, live: dsh_tools::LiveOutput) -> Self {
+        self.live = Some(live);
         self
     }
 
@@ -660,9 +668,13 @@ impl Executor {
         {
             let pumps = async {
                 let progress = request.progress.as_ref();
+                let live = request.live.as_ref();
                 let count = |bytes: &[u8]| {
                     if let Some(progress) = progress {
                         progress.add(bytes.len() as u64);
+                    }
+                    if let Some(live) = live {
+                        live.emit(bytes);
                     }
                 };
                 tokio::join!(

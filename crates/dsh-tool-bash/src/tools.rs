@@ -190,6 +190,9 @@ impl Tool for BashTool {
         if let Some(progress) = ctx.progress {
             request = request.progress(progress);
         }
+        if let Some(live) = ctx.extensions.get::<dsh_tools::LiveOutput>() {
+            request = request.live(live.clone());
+        }
         if let Some(dir) = args.workdir {
             request = request.workdir(dir);
         }

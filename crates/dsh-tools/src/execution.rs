@@ -350,6 +350,35 @@ pub struct ToolContext {
     pub cancel: Option<CancellationToken>,
     /// Where to report how far the call got, when the caller reads it.
     pub progress: Option<ToolProgress>,
+    /// What the middleware handed along with the call (e.g. a [`LiveOutput`]).
+    pub extensions: Extensions,
+}
+
+/// Where a tool shows its output while it runs, for a UI that draws it
+/// live (an editor's terminal card): called with each chunk as it comes,
+/// before the result. Put it in the call's [`Extensions`].
+#[derive(Clone)]
+pub struct LiveOutput(std::sync::Arc<ChunkSink>);
+
+/// What a [`LiveOutput`] calls with each chunk.
+type ChunkSink = dyn Fn(&[u8]) + Send + Sync;
+
+impl LiveOutput {
+    /// A sink calling `f` with each chunk.
+    pub fn new(f: impl Fn(&[u8]) + Send + Sync + 'static) -> Self {
+        LiveOutput(std::sync::Arc::new(f))
+    }
+
+    /// Hands over one chunk.
+    pub fn emit(&self, bytes: &[u8]) {
+        (self.0)(bytes)
+    }
+}
+
+impl std::fmt::Debug for LiveOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LiveOutput")
+    }
 }
 
 impl ToolContext {
@@ -361,6 +390,7 @@ impl ToolContext {
             agent: None,
             cancel: None,
             progress: None,
+            extensions: Extensions::default(),
         }
     }
 

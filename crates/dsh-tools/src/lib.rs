@@ -160,8 +160,8 @@ pub use definition::{
 pub use dsh_tools_derive::ToolArgs;
 pub use error::{ErrorCode, ToolError};
 pub use execution::{
-    CallArguments, Extensions, ToolAnnotations, ToolArguments, ToolContext, ToolErrorInfo,
-    ToolExecution, ToolExecutionResult, ToolOutput, ToolProgress,
+    CallArguments, Extensions, LiveOutput, ToolAnnotations, ToolArguments, ToolContext,
+    ToolErrorInfo, ToolExecution, ToolExecutionResult, ToolOutput, ToolProgress,
 };
 pub use futures::future::BoxFuture;
 pub use middleware::{

@@ -414,6 +414,7 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
         agent: exec.agent,
         cancel: exec.cancel.clone(),
         progress: exec.progress,
+        extensions: exec.extensions,
     };
     // A panic in the body's synchronous part is the tool's, like one in its future.
     let args = exec.arguments;
