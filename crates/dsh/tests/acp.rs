@@ -80,7 +80,7 @@ async fn the_binary_serves_a_scripted_turn_over_its_pipes() {
         .await
         .unwrap();
     assert_eq!(*stop.lock().unwrap(), Some(StopReason::EndTurn));
-    let updates = updates.lock().unwrap();
+    let updates = updates.lock().unwrap().clone();
     assert_eq!(updates[0]["sessionUpdate"], "tool_call");
     assert_eq!(updates[0]["title"], "echo over-pipes");
     let end = updates.last().unwrap();
