@@ -216,7 +216,8 @@ impl Inner {
         }
         let n = self.spilled.fetch_add(1, Ordering::Relaxed);
         let file = self.spill_dir.join(format!("hook-output-{n}.txt"));
-        let written = private_dir(&self.spill_dir).and_then(|()| std::fs::write(&file, text));
+        let written =
+            dsh_sandbox::private_dir(&self.spill_dir).and_then(|()| std::fs::write(&file, text));
         let preview: String = text.chars().take(PREVIEW).collect();
         match written {
             Ok(()) => format!(
@@ -230,23 +231,6 @@ impl Inner {
                 file.display()
             ),
         }
-    }
-}
-
-/// Creates `dir` for this user alone (0700), or accepts it when it is a
-/// directory and not a symbolic link.
-fn private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            let meta = std::fs::symlink_metadata(dir)?;
-            if meta.is_dir() {
-                Ok(())
-            } else {
-                Err(std::io::Error::other("not a directory"))
-            }
-        }
-        other => other,
     }
 }
 

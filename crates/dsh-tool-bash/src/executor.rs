@@ -898,7 +898,7 @@ impl Inner {
         let ruleset = if unconfined {
             None
         } else {
-            self.sandbox_ruleset(cwd)?
+            self.sandbox_ruleset()?
         };
         let landlock = ruleset.as_ref().map(|fd| fd.as_raw_fd());
         let mut prepared = self.backend.prepare(call, &self.tag);
@@ -1099,14 +1099,13 @@ impl Inner {
         self.spill_dir.join("tmp")
     }
 
-    /// The Landlock ruleset for a command run in `cwd`, when confined.
-    fn sandbox_ruleset(&self, cwd: &Path) -> Result<Option<OwnedFd>, ExecError> {
+    /// The Landlock ruleset for a command, when confined.
+    fn sandbox_ruleset(&self) -> Result<Option<OwnedFd>, ExecError> {
         let Some(policy) = &self.config.sandbox else {
             return Ok(None);
         };
         // The configured directories only: a call's own `workdir` is where
         // it runs, never a grant (a model could name any directory).
-        let _ = cwd;
         let mut dirs = vec![self.config.cwd.clone()];
         dirs.extend(self.config.sandbox_dirs.iter().cloned());
         let temp = self.sandbox_temp();
