@@ -328,3 +328,39 @@ async fn terminal_output_streams_while_the_command_runs() {
     assert!(chunks.concat().contains("second"));
     assert_eq!(u.last().unwrap()["_meta"]["terminal_exit"]["exit_code"], 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_for_an_unknown_session_is_an_error_and_a_finished_script_ends_turns() {
+    let dir = TempDir::new("unknown");
+    let p = pipeline(&dir, json!({}));
+    let (agent_side, client_side) = Channel::duplex();
+    let agent = tokio::spawn(dsh_acp::serve(setup(&p, json!([])), agent_side));
+    Client
+        .v1()
+        .connect_with(client_side, async move |cx: ConnectionTo<Agent>| {
+            cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            let unknown = cx
+                .send_request(PromptRequest::new("no-such-session".to_owned(), vec![]))
+                .block_task()
+                .await;
+            let err = unknown.expect_err("an unknown session is refused");
+            assert!(format!("{err:?}").contains("no-such-session"), "{err:?}");
+            let session = cx
+                .send_request(NewSessionRequest::new(std::env::temp_dir()))
+                .block_task()
+                .await?
+                .session_id;
+            // The script has no turns: the prompt ends at once.
+            let done = cx
+                .send_request(PromptRequest::new(session, vec![]))
+                .block_task()
+                .await?;
+            assert_eq!(done.stop_reason, StopReason::EndTurn);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    agent.abort();
+}
