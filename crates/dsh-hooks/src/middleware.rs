@@ -43,16 +43,20 @@ pub struct Session {
     pub project_dir: PathBuf,
 }
 
+/// Nanoseconds since the epoch: what makes this process's names unique.
+fn nonce() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
 impl Session {
     /// A session in `cwd` (also the project directory), with a fresh id.
     pub fn new(cwd: impl Into<PathBuf>) -> Session {
         let cwd = cwd.into();
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
         Session {
-            session_id: format!("dsh-{}-{nanos:x}", std::process::id()),
+            session_id: format!("dsh-{}-{:x}", std::process::id(), nonce()),
             transcript_path: String::new(),
             project_dir: cwd.clone(),
             cwd,
@@ -81,12 +85,8 @@ impl HooksMiddleware {
     /// with mode `default` in the hooks' input until [`Self::with_mode`].
     pub fn new(hooks: Hooks, session: Session) -> Self {
         // Named so nobody can plant it first in the shared temp directory.
-        let nonce = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
         let spill_dir =
-            std::env::temp_dir().join(format!("dsh-hooks-{}-{nonce:x}", std::process::id()));
+            std::env::temp_dir().join(format!("dsh-hooks-{}-{:x}", std::process::id(), nonce()));
         HooksMiddleware {
             inner: Arc::new(Inner {
                 hooks,

@@ -511,11 +511,15 @@ impl PermissionPolicy {
 
     /// Whether a list has a `Read`, `Edit` or `Write` rule naming paths.
     fn has_path_rules(&self, lists: &[RuleList]) -> bool {
+        // Asked for every command part with guessed words: no allocation,
+        // the same rules as `listed` (session rules for deny only).
+        let names_paths = |r: &Rule| {
+            matches!(r.tool(), READ_TOOL | "edit" | "write")
+                && matches!(r.matcher(), Matcher::Path(_))
+        };
         lists.iter().any(|&list| {
-            self.listed(list).iter().any(|r| {
-                matches!(r.tool(), READ_TOOL | "edit" | "write")
-                    && matches!(r.matcher(), Matcher::Path(_))
-            })
+            self.rules.list(list).iter().any(names_paths)
+                || (list == RuleList::Deny && self.session.deny.iter().any(names_paths))
         })
     }
 
