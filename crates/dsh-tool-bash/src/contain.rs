@@ -284,6 +284,14 @@ impl Contained {
         }
     }
 
+    /// The call's live processes.
+    pub(crate) fn pids(&self) -> Vec<i32> {
+        match self {
+            Contained::Cgroup(c) => c.pids(),
+            Contained::Tree(t) => t.members().iter().map(|p| p.pid).collect(),
+        }
+    }
+
     /// Kills every process of the call at once, without waiting for them to die.
     pub(crate) fn kill_all(&self) {
         match self {

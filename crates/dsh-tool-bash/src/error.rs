@@ -31,6 +31,14 @@ pub enum ErrorKind {
     /// The sandbox the settings ask for cannot be enforced by this kernel:
     /// nothing ran.
     SandboxUnavailable,
+    /// Input for an interactive session names a key that does not exist.
+    InvalidInput,
+    /// Input was sent to a background task that has no terminal, or to a
+    /// session that has ended.
+    NoInput,
+    /// Every live interactive session is in use: none can be closed to make
+    /// room for another.
+    TooManySessions,
 }
 
 /// An error of the executor. [`Display`](fmt::Display) gives the message the

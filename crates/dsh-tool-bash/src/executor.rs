@@ -532,6 +532,15 @@ pub(crate) enum Outputs {
     Merged,
 }
 
+/// The descriptors a shell starts with.
+struct ChildStdio<'a> {
+    /// A terminal's slave end: stdin and controlling terminal. `None`:
+    /// stdin is `/dev/null` and there is no terminal.
+    terminal: Option<&'a OwnedFd>,
+    stdout: &'a OwnedFd,
+    stderr: &'a OwnedFd,
+}
+
 /// A spawned shell, its output pipes and its containment.
 pub(crate) struct Spawned {
     pub(crate) child: Proc,
@@ -874,8 +883,12 @@ impl Inner {
             }
             Outputs::Merged => (None, out_writer.try_clone().map_err(pipe_error)?),
         };
-        let (child, contained) =
-            self.spawn_shell(command, cwd, call, &out_writer, &err_writer, unconfined)?;
+        let stdio = ChildStdio {
+            terminal: None,
+            stdout: &out_writer,
+            stderr: &err_writer,
+        };
+        let (child, contained) = self.spawn_shell(command, cwd, call, stdio, unconfined)?;
         Ok(Spawned {
             child,
             stdout,
@@ -884,15 +897,44 @@ impl Inner {
         })
     }
 
+    /// Spawns `bash -c command` in `cwd`, contained, in a new pseudo-terminal
+    /// of `rows` × `cols` that becomes its controlling terminal. Returns the
+    /// shell, its containment and the terminal's master end.
+    pub(crate) fn spawn_in_terminal(
+        &self,
+        command: &str,
+        cwd: &Path,
+        call: u64,
+        (rows, cols): (u16, u16),
+        unconfined: bool,
+    ) -> Result<(Proc, Contained, OwnedFd), ExecError> {
+        let (master, slave) = sys::open_pty(rows, cols)
+            .map_err(|e| ExecError::io(ErrorKind::Spawn, "could not open a pseudo-terminal", e))?;
+        let stdio = ChildStdio {
+            terminal: Some(&slave),
+            stdout: &slave,
+            stderr: &slave,
+        };
+        let (child, contained) = self.spawn_shell(command, cwd, call, stdio, unconfined)?;
+        // The child holds the slave end now; ours would keep the terminal
+        // open (no end-of-file) after the child's processes are gone.
+        drop(slave);
+        Ok((child, contained, master))
+    }
+
     fn spawn_shell(
         &self,
         command: &str,
         cwd: &Path,
         call: u64,
-        out_writer: &OwnedFd,
-        err_writer: &OwnedFd,
+        stdio: ChildStdio<'_>,
         unconfined: bool,
     ) -> Result<(Proc, Contained), ExecError> {
+        let ChildStdio {
+            terminal,
+            stdout: out_writer,
+            stderr: err_writer,
+        } = stdio;
         let spawn_error = |e| ExecError::io(ErrorKind::Spawn, "could not start bash", e);
         // Built before the fork: the child only applies it.
         let ruleset = if unconfined {
@@ -904,7 +946,7 @@ impl Inner {
         let mut prepared = self.backend.prepare(call, &self.tag);
         if self.backend.clone3_allowed() {
             if let Some(dir) = prepared.cgroup_dir() {
-                let mut plan = self.plan(command, cwd, out_writer, err_writer)?;
+                let mut plan = self.plan(command, cwd, terminal, out_writer, err_writer)?;
                 plan.landlock = landlock;
                 match sys::spawn_into_cgroup(&plan, dir) {
                     Ok((pid, pidfd)) => {
@@ -949,7 +991,13 @@ impl Inner {
                 Ok(pair) => pair,
                 Err(e) => return Err((prepared, e)),
             };
-            let mut cmd = self.command(command, cwd, &prepared, landlock);
+            let mut cmd = self.command(command, cwd, &prepared, landlock, terminal.is_some());
+            if let Some(terminal) = terminal {
+                match terminal.try_clone() {
+                    Ok(input) => cmd.stdin(Stdio::from(input)),
+                    Err(e) => return Err((prepared, e)),
+                };
+            }
             cmd.stdout(Stdio::from(out)).stderr(Stdio::from(err));
             let spawned = cmd.spawn();
             // Closes the parent's copies of the child's pipe ends.
@@ -1006,13 +1054,14 @@ impl Inner {
         &self,
         command: &str,
         cwd: &Path,
+        terminal: Option<&OwnedFd>,
         stdout: &OwnedFd,
         stderr: &OwnedFd,
     ) -> Result<sys::ExecPlan, ExecError> {
         let nul = |what: &str| {
             ExecError::new(ErrorKind::Spawn, format!("the {what} contains a NUL byte"))
         };
-        let env = self.command_env();
+        let env = self.command_env(terminal.is_some());
         let path = env
             .iter()
             .find(|(name, _)| name == "PATH")
@@ -1042,11 +1091,12 @@ impl Inner {
             envp,
             cwd: CString::new(cwd.as_os_str().as_bytes()).map_err(|_| nul("working directory"))?,
             stdio: [
-                self.dev_null.as_raw_fd(),
+                terminal.map_or(self.dev_null.as_raw_fd(), |t| t.as_raw_fd()),
                 stdout.as_raw_fd(),
                 stderr.as_raw_fd(),
             ],
             landlock: None,
+            controlling_tty: terminal.is_some(),
         })
     }
 
@@ -1056,6 +1106,7 @@ impl Inner {
         cwd: &Path,
         prepared: &Prepared,
         landlock: Option<std::os::fd::RawFd>,
+        terminal: bool,
     ) -> Command {
         let mut cmd = Command::new("bash");
         cmd.arg("--noprofile")
@@ -1066,18 +1117,31 @@ impl Inner {
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .env_clear()
-            .envs(self.command_env());
+            .envs(self.command_env(terminal));
         if let Some((name, value)) = prepared.marker() {
             cmd.env(name, value);
         }
-        sys::configure_child(&mut cmd, prepared.cgroup_procs_fd(), landlock);
+        sys::configure_child(&mut cmd, prepared.cgroup_procs_fd(), landlock, terminal);
         cmd
     }
 
     /// The commands' environment; a confined command's `TMPDIR` is its
     /// private temp directory (the only place outside the roots it may write).
-    fn command_env(&self) -> Vec<(OsString, OsString)> {
+    /// A command in a terminal gets `TERM=xterm-256color` (what the screen
+    /// emulation understands) and may prompt (no `GIT_TERMINAL_PROMPT=0`),
+    /// unless the configured variables say otherwise.
+    fn command_env(&self, terminal: bool) -> Vec<(OsString, OsString)> {
         let mut env = child_environment(&self.config.env);
+        let configured = |name: &str| self.config.env.iter().any(|(n, _)| n == name);
+        if terminal {
+            if !configured("TERM") {
+                env.retain(|(n, _)| n != "TERM");
+                env.push(("TERM".into(), "xterm-256color".into()));
+            }
+            if !configured("GIT_TERMINAL_PROMPT") {
+                env.retain(|(n, _)| n != "GIT_TERMINAL_PROMPT");
+            }
+        }
         if self.sandbox_mode().is_some() {
             env.retain(|(n, _)| n != "TMPDIR");
             env.push(("TMPDIR".into(), self.sandbox_temp().into_os_string()));

@@ -28,6 +28,7 @@ pub(crate) fn configure_child(
     cmd: &mut tokio::process::Command,
     cgroup_procs: Option<RawFd>,
     landlock: Option<RawFd>,
+    controlling_tty: bool,
 ) {
     // Read in the parent: the child compares it with `getppid()`.
     let parent = std::process::id() as libc::pid_t;
@@ -43,6 +44,11 @@ pub(crate) fn configure_child(
         }
         // SAFETY: `setsid` is async-signal-safe and takes no pointers.
         if unsafe { libc::setsid() } == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `ioctl(TIOCSCTTY)` on stdin (already the terminal's slave
+        // end) takes an integer argument.
+        if controlling_tty && unsafe { libc::ioctl(0, libc::TIOCSCTTY, 0) } == -1 {
             return Err(io::Error::last_os_error());
         }
         // SAFETY: `prctl(PR_SET_PDEATHSIG, sig)` is a plain syscall; the unused
@@ -70,7 +76,7 @@ pub(crate) fn configure_child(
         Ok(())
     };
     // SAFETY: the closure only makes async-signal-safe system calls (write,
-    // setsid, prctl, getppid, landlock_restrict_self), allocates nothing and takes no locks, which is
+    // setsid, ioctl, prctl, getppid, landlock_restrict_self), allocates nothing and takes no locks, which is
     // what `pre_exec` requires of code run in a forked copy of a
     // multi-threaded process. Errors are reported through `io::Error` values
     // built from errno, which do not allocate either.
@@ -144,6 +150,8 @@ pub(crate) struct ExecPlan {
     pub(crate) stdio: [RawFd; 3],
     /// A Landlock ruleset the child confines itself with before `exec`.
     pub(crate) landlock: Option<RawFd>,
+    /// Stdin is a terminal that becomes the child's controlling terminal.
+    pub(crate) controlling_tty: bool,
 }
 
 /// Why [`spawn_into_cgroup`] failed.
@@ -300,6 +308,9 @@ unsafe fn exec_child(
         if libc::setsid() < 0 {
             fail(errno());
         }
+        if plan.controlling_tty && libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+            fail(errno());
+        }
         if libc::prctl(
             libc::PR_SET_PDEATHSIG,
             libc::SIGKILL as libc::c_ulong,
@@ -370,6 +381,55 @@ pub(crate) fn watch_pidfd(pidfd: OwnedFd) -> io::Result<tokio::io::unix::AsyncFd
         tokio::io::unix::AsyncFd::register_with_interest(pidfd, tokio::io::Interest::READABLE)
     }
     .map_err(|e| e.into_parts().1)
+}
+
+/// A new pseudo-terminal of `rows` × `cols`: its master end (non-blocking),
+/// and its slave end for a child's stdio. Both close on exec.
+pub(crate) fn open_pty(rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut master: libc::c_int = -1;
+    let mut slave: libc::c_int = -1;
+    let size = libc::winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: two valid out-pointers for the descriptors, no name buffer, no
+    // termios (the defaults), and a valid `winsize`.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    if rc == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `openpty` just created both descriptors; nobody else owns them.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    for (fd, extra) in [(&master, libc::O_NONBLOCK), (&slave, 0)] {
+        // SAFETY: `fcntl` with integer arguments on an open descriptor.
+        unsafe {
+            if libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+            if flags == -1 || libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | extra) == -1 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok((master, slave))
+}
+
+/// The foreground process group of the terminal whose master end is `fd`.
+pub(crate) fn foreground_group(fd: BorrowedFd<'_>) -> Option<i32> {
+    // SAFETY: `tcgetpgrp` takes a descriptor and returns a number.
+    let pgid = unsafe { libc::tcgetpgrp(fd.as_raw_fd()) };
+    (pgid > 0).then_some(pgid)
 }
 
 /// Asks for a pipe buffer of `bytes` (best effort; the kernel may cap it).
