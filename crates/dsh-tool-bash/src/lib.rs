@@ -42,6 +42,8 @@ mod error;
 pub mod executor;
 #[allow(dead_code)] // used by the interactive sessions being built on this branch
 mod keys;
+#[allow(dead_code)] // used by the interactive sessions being built on this branch
+mod lines;
 mod output;
 mod process;
 mod sys;
