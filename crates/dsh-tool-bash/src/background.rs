@@ -33,6 +33,7 @@ use tokio::sync::watch;
 use crate::contain::Contained;
 use crate::error::{ErrorKind, ExecError};
 use crate::executor::{Executor, Exit, Outputs, ReadBuf, Spawned, DRAIN_LIMIT, KILL_WAIT};
+use crate::lines::LineCollapser;
 use crate::output::{
     ceil_char_boundary, floor_char_boundary, head_budget, join_head_tail, text_of, AnsiStripper,
     Ring, Spill, Utf8Decoder,
@@ -41,7 +42,7 @@ use crate::process::Proc;
 
 /// The id of a background task: `bash-N`, numbered from 1 per executor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TaskId(u64);
+pub struct TaskId(pub(crate) u64);
 
 impl TaskId {
     /// Parses `bash-N`.
@@ -68,14 +69,16 @@ impl fmt::Display for TaskId {
 /// The executor's background tasks.
 #[derive(Debug, Default)]
 pub(crate) struct Tasks {
-    last_id: u64,
-    tasks: BTreeMap<u64, Task>,
+    pub(crate) last_id: u64,
+    pub(crate) tasks: BTreeMap<u64, Task>,
 }
 
 #[derive(Debug)]
-struct Task {
-    owner: Option<String>,
-    shared: Arc<TaskShared>,
+pub(crate) struct Task {
+    pub(crate) owner: Option<String>,
+    pub(crate) shared: Arc<TaskShared>,
+    /// The terminal of an interactive session; `None` for a plain task.
+    pub(crate) terminal: Option<Arc<crate::terminal::Terminal>>,
 }
 
 impl Tasks {
@@ -99,13 +102,13 @@ impl Tasks {
     fn running(&self) -> usize {
         self.tasks
             .values()
-            .filter(|t| t.shared.lock().status.is_none())
+            .filter(|t| t.terminal.is_none() && t.shared.lock().status.is_none())
             .count()
     }
 
     /// Drops the in-memory output of the oldest finished tasks with unread
     /// output beyond `keep` (their spill file keeps it).
-    fn evict_finished(&mut self, keep: usize) {
+    pub(crate) fn evict_finished(&mut self, keep: usize) {
         let holding: Vec<&Task> = self
             .tasks
             .values()
@@ -124,33 +127,39 @@ impl Tasks {
 /// What a task's monitor and its readers share.
 #[derive(Debug)]
 pub(crate) struct TaskShared {
-    state: Mutex<TaskState>,
+    pub(crate) state: Mutex<TaskState>,
     /// Bumped on new output and on completion.
-    changed: watch::Sender<u64>,
+    pub(crate) changed: watch::Sender<u64>,
     /// The task's processes; released (its cgroup back to the pool) once the
     /// task has ended and every process of it is gone.
-    contained: Mutex<Option<Arc<Contained>>>,
+    pub(crate) contained: Mutex<Option<Arc<Contained>>>,
 }
 
 impl TaskShared {
-    fn lock(&self) -> MutexGuard<'_, TaskState> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, TaskState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The task's containment while it runs.
-    fn contained(&self) -> Option<Arc<Contained>> {
+    pub(crate) fn contained(&self) -> Option<Arc<Contained>> {
         self.contained
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
     }
 
-    fn append(&self, raw: &[u8]) {
-        self.lock().log.push_raw(raw);
+    pub(crate) fn append(&self, raw: &[u8]) {
+        {
+            let mut state = self.lock();
+            if let Some(screen) = &mut state.screen {
+                screen.process(raw);
+            }
+            state.log.push_raw(raw);
+        }
         self.changed.send_modify(|n| *n += 1);
     }
 
-    fn finish(&self, exit: Exit) {
+    pub(crate) fn finish(&self, exit: Exit) {
         {
             let mut state = self.lock();
             state.log.finish();
@@ -161,16 +170,35 @@ impl TaskShared {
     }
 }
 
-#[derive(Debug)]
-struct TaskState {
-    log: TaskLog,
+pub(crate) struct TaskState {
+    pub(crate) log: TaskLog,
     /// `None` while running.
-    status: Option<Exit>,
+    pub(crate) status: Option<Exit>,
+    /// The rendered screen of an interactive session.
+    pub(crate) screen: Option<vt100::Parser>,
+    /// Said once, in the next read, before the status (a session closed to
+    /// make room, a timeout).
+    pub(crate) notice: Option<String>,
+}
+
+impl fmt::Debug for TaskState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskState")
+            .field("log", &self.log)
+            .field("status", &self.status)
+            .field("screen", &self.screen.as_ref().map(|s| s.screen().size()))
+            .field("notice", &self.notice)
+            .finish()
+    }
 }
 
 /// A task's output: bounded, read incrementally.
 #[derive(Debug)]
-struct TaskLog {
+pub(crate) struct TaskLog {
+    /// A session's redrawn lines collapsed; its last line stays pending.
+    lines: Option<LineCollapser>,
+    /// The pending line as the last read showed it.
+    shown_pending: Vec<u8>,
     max: usize,
     spill: Spill,
     ansi: AnsiStripper,
@@ -192,8 +220,10 @@ struct TaskLog {
 }
 
 impl TaskLog {
-    fn new(max: usize, spill: Spill) -> Self {
+    pub(crate) fn new(max: usize, spill: Spill, terminal: bool) -> Self {
         Self {
+            lines: terminal.then(|| LineCollapser::new(max)),
+            shown_pending: Vec::new(),
             max,
             spill,
             ansi: AnsiStripper::new(),
@@ -215,6 +245,14 @@ impl TaskLog {
 
     fn finish(&mut self) {
         self.decode(|_, utf8, sink| utf8.finish(sink));
+        if let Some(mut lines) = self.lines.take() {
+            self.decode(|_, _, sink| lines.finish(sink));
+        }
+    }
+
+    /// The line a session is still drawing.
+    fn pending(&self) -> &[u8] {
+        self.lines.as_ref().map_or(&[], |l| l.pending())
     }
 
     /// Runs `step` with the decoders and a sink that takes decoded text into
@@ -233,13 +271,16 @@ impl TaskLog {
             total,
             max,
             released,
+            lines,
             ..
         } = self;
         let head_cap = head_budget(*max);
         let keep_head = *head_valid && !*released;
-        step(ansi, utf8, &mut |text: &[u8]| {
-            push_text(text, recent, head, keep_head, head_cap, total)
-        });
+        let mut keep = |text: &[u8]| push_text(text, recent, head, keep_head, head_cap, total);
+        match lines {
+            Some(lines) => step(ansi, utf8, &mut |text: &[u8]| lines.feed(text, &mut keep)),
+            None => step(ansi, utf8, &mut keep),
+        }
         // Every read whose text had bytes replaced gets the note.
         if self.utf8.replacements() > replacements {
             self.lossy_unread = true;
@@ -258,7 +299,7 @@ impl TaskLog {
         self.released = true;
     }
 
-    fn unread(&self) -> u64 {
+    pub(crate) fn unread(&self) -> u64 {
         self.total - self.read_offset
     }
 
@@ -413,8 +454,10 @@ impl Executor {
         let (changed, _) = watch::channel(0);
         let shared = Arc::new(TaskShared {
             state: Mutex::new(TaskState {
-                log: TaskLog::new(inner.config.max_output_bytes, spill),
+                log: TaskLog::new(inner.config.max_output_bytes, spill, false),
                 status: None,
+                screen: None,
+                notice: None,
             }),
             changed,
             contained: Mutex::new(Some(Arc::clone(&contained))),
@@ -424,6 +467,7 @@ impl Executor {
             Task {
                 owner: agent.map(str::to_string),
                 shared: Arc::clone(&shared),
+                terminal: None,
             },
         );
         drop(tasks);
@@ -475,7 +519,7 @@ impl Executor {
             changes.borrow_and_update();
             let last_chance = tokio::time::Instant::now() >= deadline;
             if let Some(answer) = read_log(&shared, filter.as_ref(), last_chance) {
-                crate::executor::Inner::note_read(&shared);
+                note_read_shared(&shared);
                 return Ok(answer);
             }
             tokio::select! {
@@ -535,6 +579,24 @@ impl crate::executor::Inner {
         task_id: &str,
         agent: Option<&str>,
     ) -> Result<(TaskId, Arc<TaskShared>), ExecError> {
+        self.lookup_task(task_id, agent)
+            .map(|(id, shared, _)| (id, shared))
+    }
+
+    /// A task by id, with its terminal when it is an interactive session.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn lookup_task(
+        &self,
+        task_id: &str,
+        agent: Option<&str>,
+    ) -> Result<
+        (
+            TaskId,
+            Arc<TaskShared>,
+            Option<Arc<crate::terminal::Terminal>>,
+        ),
+        ExecError,
+    > {
         let id = TaskId::parse(task_id.trim()).ok_or_else(|| ExecError::unknown_task(task_id))?;
         let tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
         let task = tasks
@@ -547,29 +609,44 @@ impl crate::executor::Inner {
                 format!("task {id} belongs to another agent"),
             ));
         }
-        Ok((id, Arc::clone(&task.shared)))
+        Ok((id, Arc::clone(&task.shared), task.terminal.clone()))
     }
+}
 
-    /// Frees a finished task's memory once everything was read.
-    fn note_read(shared: &TaskShared) {
-        let mut state = shared.lock();
-        if state.status.is_some() && state.log.unread() == 0 {
-            state.log.release(false);
-        }
+/// Frees a finished task's memory once everything was read.
+pub(crate) fn note_read_shared(shared: &TaskShared) {
+    let mut state = shared.lock();
+    if state.status.is_some() && state.log.unread() == 0 {
+        state.log.release(false);
     }
 }
 
 /// Answers a read, or `None` to keep waiting (never when `last_chance`).
-fn read_log(shared: &TaskShared, filter: Option<&Regex>, last_chance: bool) -> Option<String> {
+pub(crate) fn read_log(
+    shared: &TaskShared,
+    filter: Option<&Regex>,
+    last_chance: bool,
+) -> Option<String> {
     let mut state = shared.lock();
     let finished = state.status.is_some();
     let log = &state.log;
     let end = log.consumable_end(filter.is_some(), finished);
-    let (text, omitted) = if end > log.read_offset {
+    let (mut text, omitted) = if end > log.read_offset {
         log.render(end)
     } else {
         (String::new(), 0)
     };
+    // A session's last line (a prompt, a bar) shows while it is drawn; it
+    // counts as new when it changed since the last read showed it.
+    let pending = if filter.is_none() {
+        log.pending().to_vec()
+    } else {
+        Vec::new()
+    };
+    let pending_new = !pending.is_empty() && pending != log.shown_pending;
+    if end > log.read_offset || pending_new {
+        text.push_str(&text_of(&pending));
+    }
     let body = match filter {
         None if text.is_empty() => "(no new output)".to_string(),
         None => text,
@@ -593,7 +670,7 @@ fn read_log(shared: &TaskShared, filter: Option<&Regex>, last_chance: bool) -> O
             }
         }
     };
-    if !finished && !last_chance && end == log.read_offset {
+    if !finished && !last_chance && end == log.read_offset && !pending_new {
         return None;
     }
     let mut answer = body;
@@ -619,8 +696,13 @@ fn read_log(shared: &TaskShared, filter: Option<&Regex>, last_chance: bool) -> O
     if state.log.lossy_unread {
         answer.push_str("[invalid UTF-8 replaced with U+FFFD]\n");
     }
+    if let Some(notice) = state.notice.take() {
+        answer.push_str(&notice);
+        answer.push('\n');
+    }
     answer.push_str(&status_line(state.status.as_ref()));
     state.log.advance(end);
+    state.log.shown_pending = pending;
     Some(answer)
 }
 
@@ -687,7 +769,7 @@ mod tests {
 
     fn log(max: usize) -> TaskLog {
         let dir = std::env::temp_dir().join("dsh-bash-unit-never-created");
-        TaskLog::new(max, Spill::new(dir.join("x.log"), usize::MAX, 0))
+        TaskLog::new(max, Spill::new(dir.join("x.log"), usize::MAX, 0), false)
     }
 
     #[test]

@@ -221,6 +221,12 @@ pub struct ExecutorConfig {
     pub max_background_tasks: usize,
     /// Longest wait of [`Executor::read_output`]. Default: 30 s.
     pub max_wait: Duration,
+    /// Most interactive sessions live at once; starting one more closes the
+    /// least recently used idle one. Default: 64.
+    pub max_sessions: usize,
+    /// How long a session's output must pause before a start or a write
+    /// returns early. Default: 150 ms.
+    pub session_quiet: Duration,
     /// How no process is left behind. Default: [`Containment::Auto`].
     pub containment: Containment,
     /// Start a watchdog process that, if the host dies without cleaning up
@@ -261,6 +267,8 @@ impl Default for ExecutorConfig {
             spill_cap_bytes: 256 * 1024 * 1024,
             max_background_tasks: 64,
             max_wait: Duration::from_secs(30),
+            max_sessions: 64,
+            session_quiet: Duration::from_millis(150),
             containment: Containment::Auto,
             watchdog: false,
             keep_spill_files: false,

@@ -40,13 +40,12 @@ mod background;
 mod contain;
 mod error;
 pub mod executor;
-#[allow(dead_code)] // used by the interactive sessions being built on this branch
-mod keys;
-#[allow(dead_code)] // used by the interactive sessions being built on this branch
+pub mod keys;
 mod lines;
 mod output;
 mod process;
 mod sys;
+pub mod terminal;
 mod tools;
 mod watchdog;
 
@@ -55,6 +54,7 @@ pub use contain::Containment;
 pub use error::{ErrorKind, ExecError};
 pub use executor::{Executor, ExecutorConfig, Exit, RunOutput, RunRequest, KEPT_SPILL_LIFETIME};
 pub use output::{SpillFile, StreamOutput};
+pub use terminal::{SessionRequest, SessionStart};
 pub use tools::{
     register_bash_tools, BashArgs, BashKillArgs, BashKillTool, BashOutputArgs, BashOutputTool,
     BashTool, SandboxPermissions,

@@ -432,6 +432,23 @@ pub(crate) fn foreground_group(fd: BorrowedFd<'_>) -> Option<i32> {
     (pgid > 0).then_some(pgid)
 }
 
+/// Registers a terminal's master end with the Tokio reactor, for reads and
+/// writes. Must be called within a Tokio runtime.
+pub(crate) fn watch_terminal(
+    master: OwnedFd,
+) -> io::Result<tokio::io::unix::AsyncFd<std::fs::File>> {
+    let file = std::fs::File::from(master);
+    // SAFETY: the `File` owns its descriptor, which stays open and keeps its
+    // number for as long as the `AsyncFd` owns the file.
+    unsafe {
+        tokio::io::unix::AsyncFd::register_with_interest(
+            file,
+            tokio::io::Interest::READABLE | tokio::io::Interest::WRITABLE,
+        )
+    }
+    .map_err(|e| e.into_parts().1)
+}
+
 /// Asks for a pipe buffer of `bytes` (best effort; the kernel may cap it).
 pub(crate) fn set_pipe_size(fd: BorrowedFd<'_>, bytes: i32) {
     // SAFETY: `F_SETPIPE_SZ` takes an integer argument; failure is harmless.

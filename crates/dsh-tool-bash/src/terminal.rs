@@ -1,0 +1,573 @@
+//! Interactive sessions: a command in a pseudo-terminal, driven by writes.
+//!
+//! A session is a background task with a terminal: the same id space
+//! (`bash-N`), the same containment, the same bounded log read by
+//! [`Executor::read_output`] and ended by [`Executor::kill`]. Its output is
+//! the terminal's stream with escape sequences removed and redrawn lines
+//! collapsed ([`crate::lines`]); the line being drawn (a prompt) shows in
+//! every read until it changes. [`Executor::read_screen`] renders the screen
+//! instead, for TUIs and progress bars.
+//!
+//! Waiting: a start or a write returns once output has come and then
+//! stopped for [`ExecutorConfig::session_quiet`], when the session ends, or
+//! after the yield time, whichever is first.
+//!
+//! Limits: at most [`ExecutorConfig::max_sessions`] live sessions; starting
+//! one more closes the one used least recently that no call is using, and
+//! its next read says so.
+//!
+//! [`ExecutorConfig::session_quiet`]: crate::ExecutorConfig::session_quiet
+//! [`ExecutorConfig::max_sessions`]: crate::ExecutorConfig::max_sessions
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::unix::AsyncFd;
+use tokio::sync::watch;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::background::{note_read_shared, read_log, Task, TaskId, TaskLog, TaskShared, TaskState};
+use crate::contain::Contained;
+use crate::error::{ErrorKind, ExecError};
+use crate::executor::{Executor, Exit, ReadBuf, DRAIN_LIMIT, KILL_WAIT};
+use crate::keys;
+use crate::output::Spill;
+use crate::process::Proc;
+
+/// The default terminal size, rows × columns.
+pub const DEFAULT_SIZE: (u16, u16) = (40, 120);
+/// The default yield time of a start or a write.
+pub const DEFAULT_YIELD: Duration = Duration::from_millis(1000);
+/// The shortest and longest yield time; requests are clamped.
+pub const YIELD_RANGE: (Duration, Duration) =
+    (Duration::from_millis(100), Duration::from_millis(30_000));
+
+/// A request to start an interactive session.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct SessionRequest {
+    /// The command line, run by `bash -c` in the terminal.
+    pub command: String,
+    /// Working directory: absolute, or relative to the executor's.
+    pub workdir: Option<String>,
+    /// Terminal size, rows × columns (default [`DEFAULT_SIZE`]).
+    pub size: Option<(u16, u16)>,
+    /// How long the start waits for output (default [`DEFAULT_YIELD`]).
+    pub yield_time: Option<Duration>,
+    /// The session's whole lifetime; `None` for no limit.
+    pub timeout: Option<Duration>,
+    /// Run outside the configured sandbox.
+    pub unconfined: bool,
+    /// Cancels the start: the session is killed.
+    pub cancel: CancellationToken,
+}
+
+impl SessionRequest {
+    /// A request for `command` with the defaults.
+    pub fn new(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// What starting a session gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionStart {
+    /// The session runs: its id and the output so far (model text).
+    Running {
+        /// The session's id, for `bash_write`, `bash_output`, `bash_kill`.
+        id: TaskId,
+        /// The output so far, then `[status: running]`.
+        output: String,
+    },
+    /// The command ended within the yield time: its whole output and status.
+    Finished {
+        /// The output, then `[exit code: N]` or `[killed by signal: SIG]`.
+        output: String,
+    },
+}
+
+/// A session's terminal: its master end and what writes need.
+#[derive(Debug)]
+pub(crate) struct Terminal {
+    master: AsyncFd<File>,
+    /// The session's command, for permission checks of its input.
+    pub(crate) command: String,
+    pub(crate) cwd: PathBuf,
+    usage: Mutex<Usage>,
+    /// One write at a time, so keystrokes of two calls never interleave.
+    writing: tokio::sync::Mutex<()>,
+}
+
+#[derive(Debug)]
+struct Usage {
+    last_used: Instant,
+    /// Calls using the session now.
+    busy: usize,
+}
+
+impl Terminal {
+    fn touch(&self, delta: isize) {
+        let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
+        usage.last_used = Instant::now();
+        usage.busy = usage.busy.saturating_add_signed(delta);
+    }
+
+    /// Writes all of `bytes` unless `deadline` passes first; the bytes written.
+    async fn write(&self, bytes: &[u8], deadline: Instant) -> io::Result<usize> {
+        let mut written = 0;
+        while written < bytes.len() {
+            let ready = tokio::select! {
+                ready = self.master.writable() => ready?,
+                _ = tokio::time::sleep_until(deadline) => return Ok(written),
+            };
+            let mut guard = ready;
+            match guard.try_io(|fd| (&*fd.get_ref()).write(&bytes[written..])) {
+                Ok(Ok(n)) => written += n,
+                Ok(Err(e)) => return Err(e),
+                Err(_would_block) => continue,
+            }
+        }
+        Ok(written)
+    }
+
+    async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let mut guard = self.master.readable().await?;
+            if let Ok(result) = guard.try_io(|fd| (&*fd.get_ref()).read(buf)) {
+                return result;
+            }
+        }
+    }
+
+    /// Whether a shell is among the session's processes: its input may then
+    /// be run as commands, now or later (typed ahead).
+    pub(crate) fn runs_shell(contained: &Contained) -> bool {
+        contained.pids().into_iter().any(|pid| {
+            match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+                Ok(comm) => SHELLS.contains(&comm.trim()),
+                // Gone or unreadable: cannot tell, so assume the worst.
+                Err(_) => true,
+            }
+        })
+    }
+
+    /// Whether the program reading the terminal asked for application
+    /// cursor keys.
+    fn application_cursor(state: &TaskState) -> bool {
+        state
+            .screen
+            .as_ref()
+            .is_some_and(|s| s.screen().application_cursor())
+    }
+
+    #[allow(dead_code)]
+    fn foreground(&self) -> Option<i32> {
+        crate::sys::foreground_group(self.master.get_ref().as_fd())
+    }
+}
+
+/// Programs that read their input as commands to run.
+const SHELLS: &[&str] = &[
+    "bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh", "busybox",
+    "rbash", "oksh", "pdksh", "nu", "xonsh", "elvish", "pwsh",
+];
+
+fn clamp_yield(requested: Option<Duration>) -> Duration {
+    requested
+        .unwrap_or(DEFAULT_YIELD)
+        .clamp(YIELD_RANGE.0, YIELD_RANGE.1)
+}
+
+impl Executor {
+    /// Starts `request.command` in a new pseudo-terminal, owned by `agent`,
+    /// and waits for its first output (see the [module docs](crate::terminal)).
+    ///
+    /// # Errors
+    ///
+    /// As [`spawn_background`](Self::spawn_background);
+    /// [`ErrorKind::TooManySessions`] when every live session is in use;
+    /// [`ErrorKind::Cancelled`] (the session killed) when the start is
+    /// cancelled.
+    pub async fn start_session(
+        &self,
+        request: SessionRequest,
+        agent: Option<&str>,
+    ) -> Result<SessionStart, ExecError> {
+        let inner = &self.inner;
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
+            ExecError::new(
+                ErrorKind::NoRuntime,
+                "interactive sessions need a Tokio runtime",
+            )
+        })?;
+        let cwd = inner.resolve_workdir(request.workdir.as_deref())?;
+        let (rows, cols) = request.size.unwrap_or(DEFAULT_SIZE);
+        let (rows, cols) = (rows.clamp(2, 1000), cols.clamp(10, 1000));
+        let yield_time = clamp_yield(request.yield_time);
+        let mut tasks = inner.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        make_room(&mut tasks.tasks, inner.config.max_sessions)?;
+        tasks.evict_finished(inner.config.max_background_tasks);
+        let id = TaskId(tasks.last_id + 1);
+        let (child, contained, master) = inner.spawn_in_terminal(
+            &request.command,
+            &cwd,
+            inner.next_call(),
+            (rows, cols),
+            request.unconfined,
+        )?;
+        tasks.last_id = id.0;
+        let master = crate::sys::watch_terminal(master)
+            .map_err(|e| ExecError::io(ErrorKind::Spawn, "could not watch the terminal", e))?;
+        let contained = Arc::new(contained);
+        let spill = Spill::new(
+            inner.spill_dir.join(format!("{id}.log")),
+            inner.config.max_output_bytes,
+            inner.config.spill_cap_bytes,
+        );
+        let (changed, _) = watch::channel(0);
+        let shared = Arc::new(TaskShared {
+            state: Mutex::new(TaskState {
+                log: TaskLog::new(inner.config.max_output_bytes, spill, true),
+                status: None,
+                screen: Some(vt100::Parser::new(
+                    std::num::NonZeroU16::new(rows).unwrap_or(std::num::NonZeroU16::MIN),
+                    std::num::NonZeroU16::new(cols).unwrap_or(std::num::NonZeroU16::MIN),
+                    0,
+                )),
+                notice: None,
+            }),
+            changed,
+            contained: Mutex::new(Some(Arc::clone(&contained))),
+        });
+        let terminal = Arc::new(Terminal {
+            master,
+            command: request.command.clone(),
+            cwd,
+            usage: Mutex::new(Usage {
+                last_used: Instant::now(),
+                busy: 1,
+            }),
+            writing: tokio::sync::Mutex::new(()),
+        });
+        tasks.tasks.insert(
+            id.0,
+            Task {
+                owner: agent.map(str::to_string),
+                shared: Arc::clone(&shared),
+                terminal: Some(Arc::clone(&terminal)),
+            },
+        );
+        drop(tasks);
+        let mut changes = shared.changed.subscribe();
+        runtime.spawn(monitor(
+            Arc::clone(&shared),
+            contained,
+            child,
+            Arc::clone(&terminal),
+            request.timeout.filter(|t| !t.is_zero()),
+            inner.config.kill_grace,
+        ));
+        let waited = wait_quiet(
+            &shared,
+            &mut changes,
+            Instant::now() + yield_time,
+            inner.config.session_quiet,
+            &request.cancel,
+        )
+        .await;
+        terminal.touch(-1);
+        if waited.is_err() {
+            if let Some(contained) = shared.contained() {
+                contained.kill_all();
+            }
+            return Err(ExecError::cancelled());
+        }
+        let answer = read_log(&shared, None, true).unwrap_or_default();
+        note_read_shared(&shared);
+        let exit = shared.lock().status.clone();
+        Ok(match exit {
+            None => SessionStart::Running { id, output: answer },
+            Some(exit) => {
+                let body = answer
+                    .rsplit_once('\n')
+                    .map_or("", |(body, _status)| body)
+                    .to_string();
+                let body = if body.is_empty() {
+                    "(no output)".to_string()
+                } else {
+                    body
+                };
+                SessionStart::Finished {
+                    output: format!("{body}\n{}", exit.marker()),
+                }
+            }
+        })
+    }
+
+    /// Writes `input` (text and named keys, see [`crate::keys`]) to session
+    /// `session_id`, then returns its new output, waiting as a start does.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnknownTask`], [`ErrorKind::ForeignTask`],
+    /// [`ErrorKind::InvalidInput`] for an unknown key (nothing written),
+    /// [`ErrorKind::NoInput`] for a task without a terminal or a session
+    /// that has ended.
+    pub async fn write_session(
+        &self,
+        session_id: &str,
+        agent: Option<&str>,
+        input: &str,
+        yield_time: Option<Duration>,
+        cancel: &CancellationToken,
+    ) -> Result<String, ExecError> {
+        let (id, shared, terminal) = self.inner.lookup_task(session_id, agent)?;
+        let Some(terminal) = terminal else {
+            return Err(ExecError::new(
+                ErrorKind::NoInput,
+                format!("task {id} has no terminal (started without tty: true); it takes no input"),
+            ));
+        };
+        let application_cursor = Terminal::application_cursor(&shared.lock());
+        let encoded = keys::encode(input, application_cursor)?;
+        if shared.lock().status.is_some() {
+            return Err(ExecError::new(
+                ErrorKind::NoInput,
+                format!("session {id} has ended; read its output with bash_output"),
+            ));
+        }
+        terminal.touch(1);
+        let deadline = Instant::now() + clamp_yield(yield_time);
+        let mut changes = shared.changed.subscribe();
+        changes.borrow_and_update();
+        let written = {
+            let _one_writer = terminal.writing.lock().await;
+            terminal.write(&encoded.bytes, deadline).await
+        };
+        let result = match written {
+            Ok(written) => {
+                let waited = wait_quiet(
+                    &shared,
+                    &mut changes,
+                    deadline,
+                    self.inner.config.session_quiet,
+                    cancel,
+                )
+                .await;
+                match waited {
+                    Err(()) => Err(ExecError::cancelled()),
+                    Ok(()) => {
+                        let mut answer = read_log(&shared, None, true).unwrap_or_default();
+                        note_read_shared(&shared);
+                        if written < encoded.bytes.len() {
+                            answer = format!(
+                                "[only {written} of {} bytes of input were taken: the program is not reading its terminal]\n{answer}",
+                                encoded.bytes.len()
+                            );
+                        }
+                        Ok(answer)
+                    }
+                }
+            }
+            Err(e) => Err(ExecError::io(
+                ErrorKind::NoInput,
+                format!("could not write to session {id}"),
+                e,
+            )),
+        };
+        terminal.touch(-1);
+        result
+    }
+
+    /// The rendered screen of session `session_id`, then its status; waits
+    /// up to `wait` for the screen to change. The stream's unread output
+    /// counts as read.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnknownTask`], [`ErrorKind::ForeignTask`],
+    /// [`ErrorKind::NoInput`] for a task without a terminal.
+    pub async fn read_screen(
+        &self,
+        session_id: &str,
+        agent: Option<&str>,
+        wait: Option<Duration>,
+    ) -> Result<String, ExecError> {
+        let (id, shared, terminal) = self.inner.lookup_task(session_id, agent)?;
+        let Some(terminal) = terminal else {
+            return Err(ExecError::new(
+                ErrorKind::NoInput,
+                format!(
+                    "task {id} has no terminal (started without tty: true): read it without screen"
+                ),
+            ));
+        };
+        terminal.touch(1);
+        let wait = wait
+            .unwrap_or(Duration::ZERO)
+            .min(self.inner.config.max_wait);
+        if !wait.is_zero() {
+            let mut changes = shared.changed.subscribe();
+            changes.borrow_and_update();
+            let _ = tokio::time::timeout(wait, changes.changed()).await;
+        }
+        // Consume the stream, then replace its text by the screen.
+        let answer = read_log(&shared, None, true).unwrap_or_default();
+        note_read_shared(&shared);
+        let status = answer.rsplit_once('\n').map_or(answer.as_str(), |(_, s)| s);
+        let screen = {
+            let state = shared.lock();
+            state
+                .screen
+                .as_ref()
+                .map(|s| s.screen().contents())
+                .unwrap_or_default()
+        };
+        terminal.touch(-1);
+        Ok(format!("{}\n{status}", screen.trim_end()))
+    }
+}
+
+/// Closes the least recently used idle session when `max` are live.
+fn make_room(
+    tasks: &mut std::collections::BTreeMap<u64, Task>,
+    max: usize,
+) -> Result<(), ExecError> {
+    let live: Vec<(&u64, &Task)> = tasks
+        .iter()
+        .filter(|(_, t)| {
+            t.terminal.is_some() && {
+                let state = t.shared.lock();
+                state.status.is_none() && state.notice.is_none()
+            }
+        })
+        .collect();
+    if live.len() < max {
+        return Ok(());
+    }
+    let idle = live
+        .iter()
+        .filter_map(|(id, t)| {
+            let usage = t.terminal.as_ref()?.usage.lock().ok()?;
+            (usage.busy == 0).then_some((usage.last_used, **id, Arc::clone(&t.shared)))
+        })
+        .min_by_key(|(used, id, _)| (*used, *id));
+    let Some((_, id, shared)) = idle else {
+        return Err(ExecError::new(
+            ErrorKind::TooManySessions,
+            format!("too many interactive sessions: {max} are live and all in use; stop one with bash_kill"),
+        ));
+    };
+    shared.lock().notice = Some(format!(
+        "[session bash-{id} was closed to make room for a new one: at most {max} sessions run at once]"
+    ));
+    if let Some(contained) = shared.contained() {
+        contained.kill_all();
+    }
+    Ok(())
+}
+
+/// Waits until output came and then stopped for `quiet`, the session ended,
+/// or `deadline`. `Err` when cancelled.
+async fn wait_quiet(
+    shared: &TaskShared,
+    changes: &mut watch::Receiver<u64>,
+    deadline: Instant,
+    quiet: Duration,
+    cancel: &CancellationToken,
+) -> Result<(), ()> {
+    let mut last_output = None::<Instant>;
+    loop {
+        if shared.lock().status.is_some() {
+            return Ok(());
+        }
+        let until = last_output.map_or(deadline, |t| (t + quiet).min(deadline));
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(()),
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    return Ok(());
+                }
+                last_output = Some(Instant::now());
+            }
+            _ = tokio::time::sleep_until(until) => return Ok(()),
+        }
+    }
+}
+
+/// Drives a session: pumps the terminal into the log and the screen,
+/// enforces its lifetime, and when its shell exits kills what is left and
+/// records the status.
+async fn monitor(
+    shared: Arc<TaskShared>,
+    contained: Arc<Contained>,
+    mut child: Proc,
+    terminal: Arc<Terminal>,
+    timeout: Option<Duration>,
+    grace: Duration,
+) {
+    let mut buf = ReadBuf::new();
+    let mut eof = false;
+    // The next timer: when to send SIGTERM, then when to kill.
+    let mut timer = timeout.map(|t| (Instant::now() + t, false));
+    let status = loop {
+        let alarm = timer.map(|(at, _)| at);
+        tokio::select! {
+            waited = child.wait() => break waited,
+            read = terminal.read(buf.space()), if !eof => match read {
+                // EIO: every slave end is closed.
+                Ok(0) | Err(_) => eof = true,
+                Ok(n) => shared.append(buf.filled(n)),
+            },
+            _ = tokio::time::sleep_until(alarm.unwrap_or_else(Instant::now)), if alarm.is_some() => {
+                match timer {
+                    Some((_, false)) => {
+                        if let Some(t) = timeout {
+                            shared.lock().notice = Some(format!("[timed out after {}ms]", t.as_millis()));
+                        }
+                        contained.signal_all(crate::sys::SIGTERM);
+                        timer = Some((Instant::now() + grace, true));
+                    }
+                    _ => {
+                        contained.kill_all();
+                        timer = None;
+                    }
+                }
+            }
+        }
+    };
+    if !contained.is_empty() {
+        contained.kill_and_wait(KILL_WAIT).await;
+    }
+    if !eof {
+        let drain = async {
+            loop {
+                match terminal.read(buf.space()).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => shared.append(buf.filled(n)),
+                }
+            }
+        };
+        let _ = tokio::time::timeout(DRAIN_LIMIT, drain).await;
+    }
+    let exit = match status {
+        Ok(status) => Exit::from_status(status),
+        Err(_) => Exit::Signal(crate::sys::signal_name(crate::sys::SIGKILL)),
+    };
+    shared.finish(exit);
+    shared
+        .contained
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take();
+    drop(contained);
+}
