@@ -47,7 +47,7 @@ from support import (
 
 SETTINGS = {
     "permissions": {
-        "allow": ["Bash(echo:*)", "Bash(sleep:*)"],
+        "allow": ["Bash(echo:*)", "Bash(sleep:*)", "Bash(python3:*)"],
         "deny": ["Bash(rm:*)"],
     }
 }
@@ -194,8 +194,8 @@ async def exercise(
     listed = await session.list_tools()
     assert listed.next_cursor is None
     tools = listed.tools
-    assert [tool.name for tool in tools] == ["bash", "bash_output", "bash_kill"]
-    bash, output, _kill = tools
+    assert [tool.name for tool in tools] == ["bash", "bash_output", "bash_write", "bash_kill"]
+    bash, output, _write, _kill = tools
     assert output.annotations is not None and output.annotations.read_only_hint is True, output
     assert bash.input_schema["required"] == ["command"], bash.input_schema
 
@@ -231,7 +231,40 @@ async def exercise(
     assert status.is_error is False, status
     assert "[status: running]" in text(status), status
 
+    await drive_a_repl(session)
+
     task_processes = descendants(pid)
     assert task_processes, "no process runs the background task"
     print("background task processes:", [(p, cmdline(p)) for p, _ in task_processes])
     return task_processes
+
+
+async def drive_a_repl(session: ClientSession) -> None:
+    """A python3 REPL in a terminal, over several tools/call: state is kept
+    between writes, and <C-d> ends it with its exit code."""
+    started = await session.call_tool("bash", {"command": "python3 -q", "tty": True})
+    assert started.is_error is False, started
+    first = text(started)
+    assert first.startswith("started interactive session bash-2\n"), first
+    assert first.endswith(">>> \n[status: running]"), first
+
+    wrote = await session.call_tool("bash_write", {"session_id": "bash-2", "input": "x = 6 * 7<Enter>"})
+    assert wrote.is_error is False, wrote
+    assert text(wrote).startswith(">>> x = 6 * 7\n"), wrote
+
+    printed = await session.call_tool("bash_write", {"session_id": "bash-2", "input": "print(x)\n"})
+    assert printed.is_error is False, printed
+    assert "print(x)\n42\n>>> " in text(printed), printed
+
+    ended = await session.call_tool("bash_write", {"session_id": "bash-2", "input": "<C-d>"})
+    assert ended.is_error is False, ended
+    answer = text(ended)
+    with anyio.fail_after(10):
+        while "[status: completed" not in answer:
+            read = await session.call_tool("bash_output", {"task_id": "bash-2", "wait_ms": 500})
+            answer += text(read)
+    assert "[status: completed, exit code: 0]" in answer, answer
+
+    refused = await session.call_tool("bash_write", {"session_id": "bash-2", "input": "1<Enter>"})
+    assert refused.is_error is True, refused
+    assert "has ended" in text(refused), refused

@@ -1,7 +1,9 @@
 //! [`PermissionMiddleware`]: the policy as a layer of the dsh-tools chain.
 
 use crate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
-use crate::policy::{Decision, Evaluation, Mode, Origin, PermissionPolicy, Verdict};
+use crate::policy::{
+    Decision, Evaluation, Mode, Origin, PermissionPolicy, Verdict, PLAN_MODE_MESSAGE,
+};
 use crate::rule::{Rule, RuleList};
 use dsh_tools::{ErrorCode, Middleware, MiddlewareResult, Next, ToolError, ToolExecution};
 use futures::future::BoxFuture;
@@ -213,9 +215,23 @@ impl Middleware for PermissionMiddleware {
             return Box::pin(async move { Err(err) });
         }
         let read_only = tool.annotations().is_read_only();
+        let checked_as = tool.checked_as(args, exec.agent.as_deref());
         let (verdict, mode) = {
             let policy = read(&self.state.policy);
-            let verdict = policy.evaluate(&exec.name, tool.aliases(), args, read_only);
+            let verdict = match &checked_as {
+                // Input that a program the policy cannot see into runs as
+                // it likes: in plan mode nothing may make it act.
+                Some(view) if view.opaque_input && policy.mode() == Mode::Plan => {
+                    return Box::pin(async move {
+                        Err(ToolError::new(
+                            ErrorCode::PlanMode,
+                            format!("{PLAN_MODE_MESSAGE} (input to an interactive program can make it do anything)"),
+                        ))
+                    });
+                }
+                Some(view) => policy.evaluate(&view.tool, &[], &view.arguments, false),
+                None => policy.evaluate(&exec.name, tool.aliases(), args, read_only),
+            };
             (verdict, policy.mode())
         };
         let verdict = with_hook(verdict, exec.extensions.get::<HookPermission>(), mode);

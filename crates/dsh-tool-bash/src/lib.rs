@@ -54,8 +54,8 @@ pub use contain::Containment;
 pub use error::{ErrorKind, ExecError};
 pub use executor::{Executor, ExecutorConfig, Exit, RunOutput, RunRequest, KEPT_SPILL_LIFETIME};
 pub use output::{SpillFile, StreamOutput};
-pub use terminal::{SessionRequest, SessionStart};
+pub use terminal::{InputCheck, SessionRequest, SessionStart};
 pub use tools::{
     register_bash_tools, BashArgs, BashKillArgs, BashKillTool, BashOutputArgs, BashOutputTool,
-    BashTool, SandboxPermissions,
+    BashTool, BashWriteArgs, BashWriteTool, SandboxPermissions,
 };

@@ -425,13 +425,6 @@ pub(crate) fn open_pty(rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
     Ok((master, slave))
 }
 
-/// The foreground process group of the terminal whose master end is `fd`.
-pub(crate) fn foreground_group(fd: BorrowedFd<'_>) -> Option<i32> {
-    // SAFETY: `tcgetpgrp` takes a descriptor and returns a number.
-    let pgid = unsafe { libc::tcgetpgrp(fd.as_raw_fd()) };
-    (pgid > 0).then_some(pgid)
-}
-
 /// Registers a terminal's master end with the Tokio reactor, for reads and
 /// writes. Must be called within a Tokio runtime.
 pub(crate) fn watch_terminal(

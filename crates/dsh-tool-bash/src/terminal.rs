@@ -21,7 +21,6 @@
 
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -129,7 +128,7 @@ impl Terminal {
                 _ = tokio::time::sleep_until(deadline) => return Ok(written),
             };
             let mut guard = ready;
-            match guard.try_io(|fd| (&*fd.get_ref()).write(&bytes[written..])) {
+            match guard.try_io(|fd| fd.get_ref().write(&bytes[written..])) {
                 Ok(Ok(n)) => written += n,
                 Ok(Err(e)) => return Err(e),
                 Err(_would_block) => continue,
@@ -141,7 +140,7 @@ impl Terminal {
     async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             let mut guard = self.master.readable().await?;
-            if let Ok(result) = guard.try_io(|fd| (&*fd.get_ref()).read(buf)) {
+            if let Ok(result) = guard.try_io(|fd| fd.get_ref().read(buf)) {
                 return result;
             }
         }
@@ -166,11 +165,6 @@ impl Terminal {
             .screen
             .as_ref()
             .is_some_and(|s| s.screen().application_cursor())
-    }
-
-    #[allow(dead_code)]
-    fn foreground(&self) -> Option<i32> {
-        crate::sys::foreground_group(self.master.get_ref().as_fd())
     }
 }
 
@@ -212,60 +206,62 @@ impl Executor {
         let (rows, cols) = request.size.unwrap_or(DEFAULT_SIZE);
         let (rows, cols) = (rows.clamp(2, 1000), cols.clamp(10, 1000));
         let yield_time = clamp_yield(request.yield_time);
-        let mut tasks = inner.tasks.lock().unwrap_or_else(|p| p.into_inner());
-        make_room(&mut tasks.tasks, inner.config.max_sessions)?;
-        tasks.evict_finished(inner.config.max_background_tasks);
-        let id = TaskId(tasks.last_id + 1);
-        let (child, contained, master) = inner.spawn_in_terminal(
-            &request.command,
-            &cwd,
-            inner.next_call(),
-            (rows, cols),
-            request.unconfined,
-        )?;
-        tasks.last_id = id.0;
-        let master = crate::sys::watch_terminal(master)
-            .map_err(|e| ExecError::io(ErrorKind::Spawn, "could not watch the terminal", e))?;
-        let contained = Arc::new(contained);
-        let spill = Spill::new(
-            inner.spill_dir.join(format!("{id}.log")),
-            inner.config.max_output_bytes,
-            inner.config.spill_cap_bytes,
-        );
-        let (changed, _) = watch::channel(0);
-        let shared = Arc::new(TaskShared {
-            state: Mutex::new(TaskState {
-                log: TaskLog::new(inner.config.max_output_bytes, spill, true),
-                status: None,
-                screen: Some(vt100::Parser::new(
-                    std::num::NonZeroU16::new(rows).unwrap_or(std::num::NonZeroU16::MIN),
-                    std::num::NonZeroU16::new(cols).unwrap_or(std::num::NonZeroU16::MIN),
-                    0,
-                )),
-                notice: None,
-            }),
-            changed,
-            contained: Mutex::new(Some(Arc::clone(&contained))),
-        });
-        let terminal = Arc::new(Terminal {
-            master,
-            command: request.command.clone(),
-            cwd,
-            usage: Mutex::new(Usage {
-                last_used: Instant::now(),
-                busy: 1,
-            }),
-            writing: tokio::sync::Mutex::new(()),
-        });
-        tasks.tasks.insert(
-            id.0,
-            Task {
-                owner: agent.map(str::to_string),
-                shared: Arc::clone(&shared),
-                terminal: Some(Arc::clone(&terminal)),
-            },
-        );
-        drop(tasks);
+        let (id, shared, terminal, child, contained) = {
+            let mut tasks = inner.tasks.lock().unwrap_or_else(|p| p.into_inner());
+            make_room(&mut tasks.tasks, inner.config.max_sessions)?;
+            tasks.evict_finished(inner.config.max_background_tasks);
+            let id = TaskId(tasks.last_id + 1);
+            let (child, contained, master) = inner.spawn_in_terminal(
+                &request.command,
+                &cwd,
+                inner.next_call(),
+                (rows, cols),
+                request.unconfined,
+            )?;
+            tasks.last_id = id.0;
+            let master = crate::sys::watch_terminal(master)
+                .map_err(|e| ExecError::io(ErrorKind::Spawn, "could not watch the terminal", e))?;
+            let contained = Arc::new(contained);
+            let spill = Spill::new(
+                inner.spill_dir.join(format!("{id}.log")),
+                inner.config.max_output_bytes,
+                inner.config.spill_cap_bytes,
+            );
+            let (changed, _) = watch::channel(0);
+            let shared = Arc::new(TaskShared {
+                state: Mutex::new(TaskState {
+                    log: TaskLog::new(inner.config.max_output_bytes, spill, true),
+                    status: None,
+                    screen: Some(vt100::Parser::new(
+                        std::num::NonZeroU16::new(rows).unwrap_or(std::num::NonZeroU16::MIN),
+                        std::num::NonZeroU16::new(cols).unwrap_or(std::num::NonZeroU16::MIN),
+                        0,
+                    )),
+                    notice: None,
+                }),
+                changed,
+                contained: Mutex::new(Some(Arc::clone(&contained))),
+            });
+            let terminal = Arc::new(Terminal {
+                master,
+                command: request.command.clone(),
+                cwd,
+                usage: Mutex::new(Usage {
+                    last_used: Instant::now(),
+                    busy: 1,
+                }),
+                writing: tokio::sync::Mutex::new(()),
+            });
+            tasks.tasks.insert(
+                id.0,
+                Task {
+                    owner: agent.map(str::to_string),
+                    shared: Arc::clone(&shared),
+                    terminal: Some(Arc::clone(&terminal)),
+                },
+            );
+            (id, shared, terminal, child, contained)
+        };
         let mut changes = shared.changed.subscribe();
         runtime.spawn(monitor(
             Arc::clone(&shared),
@@ -433,6 +429,66 @@ impl Executor {
         };
         terminal.touch(-1);
         Ok(format!("{}\n{status}", screen.trim_end()))
+    }
+}
+
+/// How a permission check should see input for a session
+/// ([`Executor::input_check`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputCheck {
+    /// A shell is among the session's processes, so the input may run as
+    /// commands (now, or typed ahead for later): check the typed text as a
+    /// command line.
+    Command {
+        /// The text typed, one line per Enter.
+        command: String,
+        /// The session's working directory.
+        workdir: PathBuf,
+    },
+    /// No shell runs in the session: the input is data for the program the
+    /// session started with; check that command again.
+    Program {
+        /// The session's command.
+        command: String,
+        /// The session's working directory.
+        workdir: PathBuf,
+        /// Whether the input holds text (not only control keys): what it
+        /// makes the program do is then unknown.
+        has_text: bool,
+    },
+    /// Nothing can be said (an unknown session, line-editing keys sent to a
+    /// shell): check the write as a call of its own.
+    Unknown,
+}
+
+impl Executor {
+    /// How a permission check should see `input` for session `session_id`.
+    pub fn input_check(&self, session_id: &str, agent: Option<&str>, input: &str) -> InputCheck {
+        let Ok((_, shared, Some(terminal))) = self.inner.lookup_task(session_id, agent) else {
+            return InputCheck::Unknown;
+        };
+        let application_cursor = Terminal::application_cursor(&shared.lock());
+        let Ok(encoded) = keys::encode(input, application_cursor) else {
+            return InputCheck::Unknown;
+        };
+        let workdir = terminal.cwd.clone();
+        match shared.contained() {
+            Some(contained) if Terminal::runs_shell(&contained) => {
+                if encoded.edits {
+                    InputCheck::Unknown
+                } else {
+                    InputCheck::Command {
+                        command: encoded.typed,
+                        workdir,
+                    }
+                }
+            }
+            _ => InputCheck::Program {
+                command: terminal.command.clone(),
+                workdir,
+                has_text: !encoded.typed.trim().is_empty(),
+            },
+        }
     }
 }
 

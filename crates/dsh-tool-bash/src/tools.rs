@@ -3,9 +3,10 @@
 
 use crate::error::{ErrorKind, ExecError};
 use crate::executor::{Executor, ExecutorConfig, RunRequest};
+use crate::terminal::{InputCheck, SessionRequest, SessionStart, DEFAULT_SIZE};
 use dsh_tools::{
-    ContentBlock, ErrorCode, TerminalExit, Tool, ToolAnnotations, ToolArgs, ToolCallKind,
-    ToolCallPresentation, ToolContext, ToolError, ToolExecutionResult, ToolRegistry,
+    CheckedAs, ContentBlock, ErrorCode, TerminalExit, Tool, ToolAnnotations, ToolArgs,
+    ToolCallKind, ToolCallPresentation, ToolContext, ToolError, ToolExecutionResult, ToolRegistry,
     ToolResultPresentation, ToolTerminal, TypedTool,
 };
 use serde::Deserialize;
@@ -32,7 +33,14 @@ everything it started are killed and you get the output so far plus `[timed out 
 
 Use run_in_background: true for servers, watchers and long builds: the call returns \
 `started background task bash-N` at once and no timeout applies. Read new output with \
-bash_output (task_id, optionally wait_ms and a filter regex) and stop the task with bash_kill.",
+bash_output (task_id, optionally wait_ms and a filter regex) and stop the task with bash_kill.
+
+Use tty: true for programs that want a terminal (python3 or node REPLs, prompts, installers, \
+ssh, TUIs): the command runs in a pseudo-terminal (rows x cols, default 40x120) and the call \
+returns `started interactive session bash-N`, the output so far and the status, once output \
+pauses or after yield_time_ms (default 1000); a command that ends by then gives its final \
+result. Type into it with bash_write; read with bash_output (screen: true for the rendered \
+screen); stop it with bash_kill. timeout_ms, if given, limits the session's life.",
         max_output = config.max_output_bytes,
         default_timeout = config.default_timeout.as_millis(),
         max_timeout = config.max_timeout.as_millis(),
@@ -49,10 +57,20 @@ last read, then its status: `[status: running]`, `[status: completed, exit code:
 
 wait_ms waits up to that long (at most {max_wait}) for new output or for the task to end before \
 answering; use it instead of sleeping. filter is a regular expression: only matching lines are \
-returned (the others are still consumed).",
+returned (the others are still consumed). For an interactive session, screen: true returns \
+the rendered terminal screen (TUIs, progress bars) instead of the new output.",
         max_wait = config.max_wait.as_millis(),
     )
 }
+
+const BASH_WRITE_DESCRIPTION: &str = "\
+Types input into an interactive session (started by bash with tty: true) and returns the new \
+output, once output pauses or after yield_time_ms (default 1000, 100 to 30000), then the \
+status. input is text plus named keys in angle brackets: <Enter> (a newline in the text is \
+Enter too), <Tab>, <Esc>, <Backspace>, <Up>, <Down>, <Left>, <Right>, <Home>, <End>, \
+<PageUp>, <PageDown>, <Delete>, <F1>..<F12>, <C-a>..<C-z> (<C-c> interrupts, <C-d> ends \
+input), <M-x>, and <lt> for a literal <. Other text in angle brackets is sent as typed. The \
+terminal echoes what you type, as a terminal does.";
 
 const BASH_KILL_DESCRIPTION: &str = "\
 Stops a background task started by bash with run_in_background, and every process it started. \
@@ -82,6 +100,16 @@ pub struct BashArgs {
     pub sandbox_permissions: Option<SandboxPermissions>,
     /// Why the command must run outside the sandbox (shown to the approver).
     pub justification: Option<String>,
+    /// Run in a pseudo-terminal as an interactive session (REPLs, prompts,
+    /// TUIs); drive it with bash_write.
+    pub tty: Option<bool>,
+    /// With tty: how long to wait for output before returning (default
+    /// 1000, 100 to 30000 ms).
+    pub yield_time_ms: Option<u64>,
+    /// With tty: terminal rows (default 40).
+    pub rows: Option<u16>,
+    /// With tty: terminal columns (default 120).
+    pub cols: Option<u16>,
 }
 
 /// Whether a call runs in the configured sandbox.
@@ -104,6 +132,21 @@ pub struct BashOutputArgs {
     pub wait_ms: Option<u64>,
     /// Regular expression: return only the lines that match.
     pub filter: Option<String>,
+    /// For an interactive session: return the rendered screen instead of
+    /// the new output.
+    pub screen: Option<bool>,
+}
+
+/// Arguments of `bash_write`.
+#[derive(ToolArgs, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct BashWriteArgs {
+    /// The session's id, e.g. bash-3 (from bash with tty: true).
+    pub session_id: String,
+    /// Text and named keys: <Enter>, <Tab>, <C-c>, <C-d>, <Up>, <Esc>, …
+    pub input: String,
+    /// Wait up to this many milliseconds for output (default 1000, 100 to 30000).
+    pub yield_time_ms: Option<u64>,
 }
 
 /// Arguments of `bash_kill`.
@@ -174,6 +217,35 @@ impl Tool for BashTool {
                 ErrorCode::InvalidArgs,
                 "invalid arguments: sandbox_permissions \"require_escalated\" runs in the foreground only",
             ));
+        }
+        if args.tty.unwrap_or(false) {
+            if args.run_in_background.unwrap_or(false) {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArgs,
+                    "invalid arguments: tty and run_in_background exclude each other (a session already runs in the background)",
+                ));
+            }
+            let mut request = SessionRequest::new(args.command);
+            request.workdir = args.workdir;
+            request.size = Some((
+                args.rows.unwrap_or(DEFAULT_SIZE.0),
+                args.cols.unwrap_or(DEFAULT_SIZE.1),
+            ));
+            request.yield_time = args.yield_time_ms.map(Duration::from_millis);
+            request.timeout = args.timeout_ms.map(Duration::from_millis);
+            request.unconfined = escalated;
+            request.cancel = ctx.cancel_token();
+            let started = self
+                .executor
+                .start_session(request, ctx.agent.as_deref())
+                .await
+                .map_err(tool_error)?;
+            return Ok(vec![ContentBlock::text(match started {
+                SessionStart::Running { id, output } => {
+                    format!("started interactive session {id}\n{output}")
+                }
+                SessionStart::Finished { output } => output,
+            })]);
         }
         if args.run_in_background.unwrap_or(false) {
             let task = self
@@ -338,6 +410,14 @@ impl Tool for BashOutputTool {
         ctx: ToolContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
         let wait = args.wait_ms.map(Duration::from_millis);
+        if args.screen.unwrap_or(false) {
+            let text = self
+                .executor
+                .read_screen(&args.task_id, ctx.agent.as_deref(), wait)
+                .await
+                .map_err(tool_error)?;
+            return Ok(vec![ContentBlock::text(text)]);
+        }
         let text = self
             .executor
             .read_output(
@@ -437,8 +517,102 @@ impl Tool for BashKillTool {
     }
 }
 
-/// Registers `bash`, `bash_output` and `bash_kill` over one executor, for
-/// the registry's lifetime.
+/// The `bash_write` tool.
+#[derive(Clone)]
+pub struct BashWriteTool {
+    executor: Executor,
+}
+
+impl BashWriteTool {
+    /// A `bash_write` tool typing into sessions of `executor`.
+    pub fn new(executor: Executor) -> Self {
+        BashWriteTool { executor }
+    }
+}
+
+impl Tool for BashWriteTool {
+    type Args = BashWriteArgs;
+
+    fn name(&self) -> &str {
+        "bash_write"
+    }
+
+    fn description(&self) -> &str {
+        BASH_WRITE_DESCRIPTION
+    }
+
+    async fn call(
+        &self,
+        args: BashWriteArgs,
+        ctx: ToolContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        let cancel = ctx.cancel_token();
+        let text = self
+            .executor
+            .write_session(
+                &args.session_id,
+                ctx.agent.as_deref(),
+                &args.input,
+                args.yield_time_ms.map(Duration::from_millis),
+                &cancel,
+            )
+            .await
+            .map_err(tool_error)?;
+        Ok(vec![ContentBlock::text(text)])
+    }
+
+    fn present_call(&self, args: &BashWriteArgs) -> Option<ToolCallPresentation> {
+        Some(ToolCallPresentation {
+            title: format!("Type into session {}", args.session_id),
+            kind: ToolCallKind::Execute,
+            raw_input: Some(serde_json::json!(args.input)),
+            content: vec![ContentBlock::text(args.input.clone())],
+            terminal: None,
+        })
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations {
+            title: Some("Type into an interactive session".into()),
+            read_only: Some(false),
+            destructive: Some(true),
+            idempotent: Some(false),
+            open_world: Some(true),
+        }
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        Some(crate::terminal::YIELD_RANGE.1 * 2 + Duration::from_secs(5))
+    }
+
+    /// Input typed into a shell is checked as the command line it types;
+    /// input for another program as that program's command (the session's).
+    fn checked_as(&self, args: &BashWriteArgs, agent: Option<&str>) -> Option<CheckedAs> {
+        match self
+            .executor
+            .input_check(&args.session_id, agent, &args.input)
+        {
+            InputCheck::Command { command, workdir } => Some(CheckedAs {
+                tool: "bash".into(),
+                arguments: serde_json::json!({"command": command, "workdir": workdir}),
+                opaque_input: false,
+            }),
+            InputCheck::Program {
+                command,
+                workdir,
+                has_text,
+            } => Some(CheckedAs {
+                tool: "bash".into(),
+                arguments: serde_json::json!({"command": command, "workdir": workdir}),
+                opaque_input: has_text,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Registers `bash`, `bash_output`, `bash_write` and `bash_kill` over one
+/// executor, for the registry's lifetime.
 ///
 /// # Errors
 /// `DUPLICATE_TOOL` when one of the names is taken (nothing is registered then).
@@ -446,8 +620,9 @@ pub fn register_bash_tools(registry: &ToolRegistry, executor: &Executor) -> Resu
     // Scoped until all three are in, so a failure leaves none behind.
     let bash = registry.register_scoped(TypedTool::new(BashTool::new(executor.clone())))?;
     let output = registry.register_scoped(TypedTool::new(BashOutputTool::new(executor.clone())))?;
+    let write = registry.register_scoped(TypedTool::new(BashWriteTool::new(executor.clone())))?;
     let kill = registry.register_scoped(TypedTool::new(BashKillTool::new(executor.clone())))?;
-    for handle in [bash, output, kill] {
+    for handle in [bash, output, write, kill] {
         handle.keep();
     }
     Ok(())
@@ -488,7 +663,7 @@ mod tests {
         let output = bash_output_description(&config);
         assert!(output.contains("at most 7000"), "{output}");
         for text in [bash.as_str(), output.as_str(), BASH_KILL_DESCRIPTION] {
-            assert!(text.len() < 1500, "{} characters", text.len());
+            assert!(text.len() < 2100, "{} characters", text.len());
         }
     }
 

@@ -315,13 +315,17 @@ fn model_facing_schemas() {
             "workdir",
             "run_in_background",
             "sandbox_permissions",
-            "justification"
+            "justification",
+            "tty",
+            "yield_time_ms",
+            "rows",
+            "cols"
         ]
     );
     assert_eq!(bash.parameters["required"], json!(["command"]));
     for schema in &schemas {
         assert!(
-            schema.description.len() < 1500,
+            schema.description.len() < 2100,
             "{}: {}",
             schema.name,
             schema.description.len()

@@ -163,6 +163,13 @@ pub trait ToolDefinition: Send + Sync + 'static {
         }
     }
 
+    /// What the call amounts to for a permission check, when that is not
+    /// the call itself: input typed into a shell session is the command the
+    /// shell will run. `None` (the default): check the call as it is.
+    fn checked_as(&self, _args: &Value, _agent: Option<&str>) -> Option<CheckedAs> {
+        None
+    }
+
     /// The tool's own deadline. Only [`crate::TimeoutMiddleware`] enforces it:
     /// a registry without one lets the call run for as long as it takes.
     fn timeout(&self) -> Option<Duration> {
@@ -247,6 +254,24 @@ pub trait Tool: Send + Sync + 'static {
     fn is_concurrency_safe(&self, _args: &Self::Args) -> bool {
         false
     }
+
+    /// What the call amounts to for a permission check; see
+    /// [`ToolDefinition::checked_as`].
+    fn checked_as(&self, _args: &Self::Args, _agent: Option<&str>) -> Option<CheckedAs> {
+        None
+    }
+}
+
+/// A call as a permission check should see it ([`ToolDefinition::checked_as`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedAs {
+    /// The tool whose rules apply (`bash`).
+    pub tool: String,
+    /// The arguments as that tool's.
+    pub arguments: Value,
+    /// The call also feeds input to a program the policy cannot see into
+    /// (a REPL): what the input makes it do is not in `arguments`.
+    pub opaque_input: bool,
 }
 
 /// A [`Tool`] as a [`ToolDefinition`]: holds the argument spec, built once.
@@ -361,6 +386,11 @@ impl<T: Tool> ToolDefinition for TypedTool<T> {
     fn is_concurrency_safe(&self, args: &Value) -> bool {
         self.typed(args)
             .is_some_and(|a| self.tool.is_concurrency_safe(&a))
+    }
+
+    fn checked_as(&self, args: &Value, agent: Option<&str>) -> Option<CheckedAs> {
+        self.typed(args)
+            .and_then(|a| self.tool.checked_as(&a, agent))
     }
 }
 

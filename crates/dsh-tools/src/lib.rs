@@ -154,8 +154,8 @@ mod validate;
 pub use args::{decode_args, ArgType, ToolArgs};
 pub use content::{ContentBlock, ContentExtra};
 pub use definition::{
-    define_tool, DynamicTool, FnTool, OutputFuture, Tool, ToolDefinition, ToolFuture, ToolSchema,
-    TypedTool,
+    define_tool, CheckedAs, DynamicTool, FnTool, OutputFuture, Tool, ToolDefinition, ToolFuture,
+    ToolSchema, TypedTool,
 };
 pub use dsh_tools_derive::ToolArgs;
 pub use error::{ErrorCode, ToolError};

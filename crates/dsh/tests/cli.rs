@@ -54,7 +54,7 @@ fn schemas(format: &str) -> Value {
     json_out(&output)
 }
 
-const BASH_FAMILY: [&str; 3] = ["bash", "bash_output", "bash_kill"];
+const BASH_FAMILY: [&str; 4] = ["bash", "bash_output", "bash_write", "bash_kill"];
 
 fn names(declarations: &Value, name: impl Fn(&Value) -> &Value) -> Vec<Value> {
     declarations
