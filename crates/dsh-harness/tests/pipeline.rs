@@ -209,3 +209,118 @@ async fn an_always_answer_is_saved_to_the_projects_local_settings_and_honoured_n
     assert!(!result.is_error);
     assert!(!dir2.0.join(".claude").exists());
 }
+
+/// Input to an interactive session is checked as what it amounts to: typed
+/// into a shell, as the command line it types; typed into a program with no
+/// shell around it, as the session's command; and plan mode refuses it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_input_is_checked_as_the_command_it_types() {
+    let dir = TempDir::new("session-input");
+    std::fs::create_dir(dir.0.join("x")).unwrap();
+    let settings = dir.0.join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"permissions": {"allow": ["Bash(python3:*)", "Bash(read:*)", "Bash(echo:*)"], "deny": ["Bash(rm:*)"]}}"#,
+    )
+    .unwrap();
+    let pipeline = Pipeline::build(
+        &PipelineOptions::default()
+            .no_user_settings(true)
+            .settings(&settings)
+            .cwd(&dir.0),
+    )
+    .unwrap();
+    let call = |id: &str, tool: &str, args: serde_json::Value| {
+        pipeline
+            .registry()
+            .execute(ToolExecution::new(id, tool, args))
+    };
+    // A compound command keeps its `bash -c` around: a shell in the session.
+    let started = call(
+        "s1",
+        "bash",
+        json!({"command": "read -p 'go: ' answer; echo \"got $answer\"", "tty": true}),
+    )
+    .await;
+    assert!(
+        started
+            .text()
+            .starts_with("started interactive session bash-1"),
+        "{}",
+        started.text()
+    );
+    let denied = call(
+        "w1",
+        "bash_write",
+        json!({"session_id": "bash-1", "input": "rm -rf x<Enter>"}),
+    )
+    .await;
+    assert_eq!(
+        denied.code(),
+        Some(ErrorCode::PermissionDenied),
+        "{}",
+        denied.text()
+    );
+    assert!(dir.0.join("x").is_dir());
+    // Line editing makes the command unknowable: a call of its own, asked
+    // about, and nobody approves here.
+    let edited = call(
+        "w2",
+        "bash_write",
+        json!({"session_id": "bash-1", "input": "r<Tab><Enter>"}),
+    )
+    .await;
+    assert!(edited.is_error, "{}", edited.text());
+    let answered = call(
+        "w3",
+        "bash_write",
+        json!({"session_id": "bash-1", "input": "echo yes<Enter>"}),
+    )
+    .await;
+    assert!(!answered.is_error, "{}", answered.text());
+    assert!(
+        answered.text().contains("got echo yes"),
+        "{}",
+        answered.text()
+    );
+
+    // `python3` alone: bash exec'd it, no shell runs; the allow rule of the
+    // session's command covers typing into it.
+    let repl = call("s2", "bash", json!({"command": "python3 -q", "tty": true})).await;
+    assert!(
+        repl.text()
+            .starts_with("started interactive session bash-2"),
+        "{}",
+        repl.text()
+    );
+    let typed = call(
+        "w4",
+        "bash_write",
+        json!({"session_id": "bash-2", "input": "print(6 * 7)<Enter>"}),
+    )
+    .await;
+    assert!(typed.text().contains("42"), "{}", typed.text());
+
+    let plan = Pipeline::build(
+        &PipelineOptions::default()
+            .no_user_settings(true)
+            .settings(&settings)
+            .cwd(&dir.0)
+            .mode(Mode::Plan),
+    )
+    .unwrap();
+    let refused = plan
+        .registry()
+        .execute(ToolExecution::new(
+            "p1",
+            "bash",
+            json!({"command": "python3 -q", "tty": true}),
+        ))
+        .await;
+    assert_eq!(
+        refused.code(),
+        Some(ErrorCode::PlanMode),
+        "{}",
+        refused.text()
+    );
+}
