@@ -16,7 +16,7 @@
 //! as every option it could stand for.
 
 use crate::scripts::{self, ScriptEffect};
-use crate::shell::Arg;
+use crate::word::Arg;
 
 /// What an option or script argument makes a program do.
 #[derive(Debug, Clone)]
@@ -31,336 +31,21 @@ pub(crate) enum Effect {
 pub(crate) const SCRIPT_NOTE: &str =
     "it runs a script the policy cannot see into; only a sandbox limits what that script does";
 
-/// Programs whose arguments are data (file names, patterns, text), never a
-/// command to run. Options that make some of them run code or write files
-/// are in [`effects`].
-const DATA_COMMANDS: &[&str] = &[
-    "echo",
-    "printf",
-    "cat",
-    "tac",
-    "head",
-    "tail",
-    "wc",
-    "ls",
-    "dir",
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
-    "ag",
-    "ack",
-    "sort",
-    "uniq",
-    "cut",
-    "paste",
-    "join",
-    "tr",
-    "nl",
-    "od",
-    "hexdump",
-    "xxd",
-    "strings",
-    "column",
-    "fold",
-    "fmt",
-    "expand",
-    "unexpand",
-    "rev",
-    "cmp",
-    "diff",
-    "comm",
-    "jq",
-    "yq",
-    "md5sum",
-    "sha1sum",
-    "sha224sum",
-    "sha256sum",
-    "sha384sum",
-    "sha512sum",
-    "cksum",
-    "b2sum",
-    "base64",
-    "base32",
-    "file",
-    "stat",
-    "du",
-    "df",
-    "tree",
-    "realpath",
-    "readlink",
-    "basename",
-    "dirname",
-    "pwd",
-    "cd",
-    "pushd",
-    "popd",
-    "dirs",
-    "which",
-    "whereis",
-    "type",
-    "date",
-    "cal",
-    "whoami",
-    "id",
-    "groups",
-    "uname",
-    "hostname",
-    "uptime",
-    "printenv",
-    "ps",
-    "pgrep",
-    "pkill",
-    "kill",
-    "killall",
-    "free",
-    "nproc",
-    "locale",
-    "tty",
-    "true",
-    "false",
-    "test",
-    "[",
-    "sleep",
-    "seq",
-    "mkdir",
-    "rmdir",
-    "touch",
-    "cp",
-    "mv",
-    "rm",
-    "ln",
-    "chmod",
-    "chown",
-    "chgrp",
-    "truncate",
-    "shred",
-    "unlink",
-    "sed",
-    "awk",
-    "gawk",
-    "mawk",
-    "nawk",
-    "find",
-    "fd",
-    "tee",
-    "less",
-    "more",
-    "export",
-    "unset",
-    "local",
-    "declare",
-    "typeset",
-    "readonly",
-    "read",
-    "mapfile",
-    "readarray",
-    "shift",
-    "set",
-    "shopt",
-    "exit",
-    "return",
-    "break",
-    "continue",
-    ":",
-    "wait",
-    "umask",
-    "ulimit",
-    "history",
-    "jobs",
-    "help",
-    "let",
-    "tar",
-    "gzip",
-    "gunzip",
-    "zcat",
-    "bzip2",
-    "xz",
-    "unzip",
-    "zip",
-    "curl",
-    "wget",
-    "man",
-    "info",
-    "whatis",
-    "apropos",
-    "tldr",
-    "command",
-    "hash",
-];
-
-/// `git` subcommands whose arguments are data. The others (`bisect run`,
-/// `submodule foreach`, `filter-branch`, aliases from configuration, …)
-/// may run what their arguments say.
-const GIT_DATA_SUBCOMMANDS: &[&str] = &[
-    "add",
-    "am",
-    "annotate",
-    "apply",
-    "archive",
-    "blame",
-    "branch",
-    "bundle",
-    "cat-file",
-    "check-attr",
-    "check-ignore",
-    "checkout",
-    "cherry",
-    "cherry-pick",
-    "clean",
-    "clone",
-    "commit",
-    "config",
-    "count-objects",
-    "describe",
-    "diff",
-    "fetch",
-    "format-patch",
-    "fsck",
-    "gc",
-    "grep",
-    "init",
-    "log",
-    "ls-files",
-    "ls-remote",
-    "ls-tree",
-    "merge",
-    "merge-base",
-    "mv",
-    "notes",
-    "pull",
-    "push",
-    "range-diff",
-    "rebase",
-    "reflog",
-    "remote",
-    "reset",
-    "restore",
-    "rev-list",
-    "rev-parse",
-    "revert",
-    "rm",
-    "shortlog",
-    "show",
-    "show-ref",
-    "sparse-checkout",
-    "stash",
-    "status",
-    "switch",
-    "tag",
-    "whatchanged",
-    "worktree",
-    "version",
-];
-
-/// Interpreters: they run code given on the command line or in a file.
-const INTERPRETERS: &[&str] = &[
-    "python",
-    "python2",
-    "python3",
-    "pypy",
-    "pypy3",
-    "perl",
-    "ruby",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "php",
-    "lua",
-    "luajit",
-    "Rscript",
-    "julia",
-    "tclsh",
-    "wish",
-    "osascript",
-    "groovy",
-    "scala",
-    "kotlin",
-    "java",
-    "jshell",
-    "swift",
-    "pwsh",
-    "powershell",
-    "irb",
-    "ghci",
-    "runghc",
-    "ts-node",
-    "tsx",
-    "elixir",
-    "erl",
-    "escript",
-    "racket",
-    "guile",
-    "sbcl",
-    "clojure",
-];
-
-/// Whether `name args…` takes only data as arguments.
-pub(crate) fn takes_only_data(name: &str, args: &[Arg]) -> bool {
-    if name == "git" {
-        return git_subcommand(args).is_some_and(|(sub, _)| GIT_DATA_SUBCOMMANDS.contains(&sub));
-    }
-    DATA_COMMANDS.contains(&name)
-}
-
-/// The note for an interpreter (`python3.12` counts as `python3`).
-pub(crate) fn interpreter_note(name: &str) -> Option<&'static str> {
-    let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let known = INTERPRETERS.contains(&name) || INTERPRETERS.contains(&trimmed);
-    known.then_some(
-        "it is an interpreter: the policy cannot see into the code it runs; only a sandbox limits what that code does",
-    )
-}
+/// The note for an interpreter.
+pub(crate) const INTERPRETER_NOTE: &str =
+    "it is an interpreter: the policy cannot see into the code it runs; only a sandbox limits what that code does";
 
 /// What `name args…` is told to do by its options and script arguments.
 pub(crate) fn effects(name: &str, args: &[Arg]) -> Vec<Effect> {
     match name {
         "git" => git(args),
-        "rg" => code_options(
-            args,
-            &RG,
-            &["pre", "hostname-bin"],
-            "",
-            "rg runs a program named in an option",
-        ),
-        "sort" => sort(args),
-        "tree" => write_options(args, &TREE, "o", &[], "tree -o"),
-        "fd" | "fdfind" => code_options(
-            args,
-            &FD,
-            &["exec", "exec-batch"],
-            "xX",
-            "fd runs a command for the files it finds",
-        ),
         "tar" => tar(args),
         "sed" => sed(args),
         "awk" | "gawk" | "mawk" | "nawk" => awk(args),
-        "man" => code_options(
-            args,
-            &MAN,
-            &["pager", "html", "browser"],
-            "PH",
-            "man runs a pager or browser named in an option",
-        ),
         "less" | "more" => less(args),
         "curl" => curl(args),
         "wget" => wget(args),
         "ssh" | "scp" | "sftp" => ssh(name, args),
-        "rsync" => code_options(
-            args,
-            &RSYNC,
-            &["rsh", "rsync-path"],
-            "e",
-            "rsync runs a remote shell named in an option",
-        ),
-        "cargo" => code_options(
-            args,
-            &CARGO,
-            &["config"],
-            "",
-            "cargo --config can name programs to run",
-        ),
         "zip" if args.iter().any(|a| a.value == "-TT") => {
             vec![Effect::Code("zip runs a test command named in an option")]
         }
@@ -550,176 +235,6 @@ fn write_options(
         .collect()
 }
 
-pub(crate) const RG: Spec = Spec {
-    short_valued: "ABCeEfgjmMrtTd",
-    short_optional: "",
-    long_valued: &[
-        "after-context",
-        "before-context",
-        "context",
-        "regexp",
-        "encoding",
-        "file",
-        "glob",
-        "iglob",
-        "threads",
-        "max-count",
-        "max-columns",
-        "replace",
-        "type",
-        "type-not",
-        "max-depth",
-        "pre",
-        "pre-glob",
-        "hostname-bin",
-        "colors",
-        "color",
-        "sort",
-        "sortr",
-        "type-add",
-        "type-clear",
-        "path-separator",
-        "field-context-separator",
-        "field-match-separator",
-        "context-separator",
-        "ignore-file",
-        "max-filesize",
-        "dfa-size-limit",
-        "regex-size-limit",
-        "engine",
-        "hyperlink-format",
-    ],
-    long_optional: &[],
-};
-
-pub(crate) const FD: Spec = Spec {
-    short_valued: "edtEjxXcS",
-    short_optional: "",
-    long_valued: &[
-        "extension",
-        "max-depth",
-        "type",
-        "exclude",
-        "threads",
-        "exec",
-        "exec-batch",
-        "color",
-        "size",
-        "changed-within",
-        "changed-before",
-        "owner",
-        "base-directory",
-        "path-separator",
-        "search-path",
-        "max-results",
-        "ignore-file",
-        "min-depth",
-        "exact-depth",
-        "format",
-    ],
-    long_optional: &[],
-};
-
-const TREE: Spec = Spec {
-    short_valued: "LPIoHT",
-    short_optional: "",
-    long_valued: &[
-        "filelimit",
-        "timefmt",
-        "charset",
-        "sort",
-        "fromfile",
-        "infile",
-        "prune",
-        "gitfile",
-    ],
-    long_optional: &[],
-};
-
-const MAN: Spec = Spec {
-    short_valued: "CdDMPSmeLrRpEHl",
-    short_optional: "",
-    long_valued: &[
-        "config-file",
-        "pager",
-        "html",
-        "locale",
-        "manpath",
-        "sections",
-        "systems",
-        "extension",
-        "preprocessor",
-        "encoding",
-        "prompt",
-        "recode",
-    ],
-    long_optional: &["html"],
-};
-
-const RSYNC: Spec = Spec {
-    short_valued: "eBfMT",
-    short_optional: "",
-    long_valued: &[
-        "rsh",
-        "rsync-path",
-        "filter",
-        "exclude",
-        "include",
-        "exclude-from",
-        "include-from",
-        "files-from",
-        "temp-dir",
-        "compare-dest",
-        "copy-dest",
-        "link-dest",
-        "log-file",
-        "password-file",
-        "chmod",
-        "chown",
-        "block-size",
-        "max-size",
-        "min-size",
-        "bwlimit",
-        "partial-dir",
-        "backup-dir",
-        "suffix",
-        "timeout",
-        "contimeout",
-        "port",
-        "sockopts",
-        "out-format",
-        "log-file-format",
-        "write-batch",
-        "only-write-batch",
-        "read-batch",
-    ],
-    long_optional: &[],
-};
-
-const CARGO: Spec = Spec {
-    short_valued: "pjFZ",
-    short_optional: "",
-    long_valued: &[
-        "config",
-        "package",
-        "jobs",
-        "features",
-        "target",
-        "target-dir",
-        "manifest-path",
-        "bin",
-        "example",
-        "test",
-        "bench",
-        "profile",
-        "color",
-        "message-format",
-        "exclude",
-        "lockfile-path",
-    ],
-    long_optional: &[],
-};
-
 const ZIP: Spec = Spec {
     short_valued: "bntxiP",
     short_optional: "",
@@ -734,39 +249,6 @@ const ZIP: Spec = Spec {
     ],
     long_optional: &[],
 };
-
-const SORT: Spec = Spec {
-    short_valued: "kotTS",
-    short_optional: "",
-    long_valued: &[
-        "key",
-        "output",
-        "field-separator",
-        "temporary-directory",
-        "buffer-size",
-        "compress-program",
-        "files0-from",
-        "batch-size",
-        "parallel",
-        "random-source",
-        "sort",
-    ],
-    long_optional: &[],
-};
-
-fn sort(args: &[Arg]) -> Vec<Effect> {
-    let mut out = code_options(
-        args,
-        &SORT,
-        &["compress-program"],
-        "",
-        "sort runs a compression program named in an option",
-    );
-    if out.is_empty() {
-        out = write_options(args, &SORT, "o", &["output"], "sort -o");
-    }
-    out
-}
 
 const LESS: Spec = Spec {
     short_valued: "bhjkoOpPtTxyz#",
@@ -1077,32 +559,6 @@ const GIT_GLOBAL: Spec = Spec {
     ],
     long_optional: &["exec-path"],
 };
-
-/// The subcommand and the words after it (`git -C x log -p` → `log`, `[-p]`).
-fn git_subcommand(args: &[Arg]) -> Option<(&str, &[Arg])> {
-    let mut i = 0;
-    while i < args.len() {
-        let v = args[i].value.as_str();
-        if !args[i].literal {
-            return None;
-        }
-        if matches!(v, "-C" | "-c") {
-            i += 2;
-            continue;
-        }
-        if let Some(long) = v.strip_prefix("--") {
-            let takes = GIT_GLOBAL.long_valued.contains(&long);
-            i += if takes { 2 } else { 1 };
-            continue;
-        }
-        if v.starts_with('-') {
-            i += 1;
-            continue;
-        }
-        return Some((v, &args[i + 1..]));
-    }
-    None
-}
 
 /// `git -c` keys that name no program.
 fn git_key_is_safe(key: &str, value: &str) -> bool {
@@ -1555,19 +1011,18 @@ mod tests {
         words.iter().map(|w| Arg::plain(w)).collect()
     }
 
+    // Through the program table, which names these grammars.
     fn code(name: &str, words: &[&str]) -> bool {
-        effects(name, &args(words))
-            .iter()
-            .any(|e| matches!(e, Effect::Code(_)))
+        crate::programs::understand(name, &args(words))
+            .runs
+            .is_some()
     }
 
     fn writes(name: &str, words: &[&str]) -> Vec<String> {
-        effects(name, &args(words))
+        crate::programs::understand(name, &args(words))
+            .writes
             .into_iter()
-            .filter_map(|e| match e {
-                Effect::Write(a, _) => Some(a.value),
-                Effect::Code(_) => None,
-            })
+            .map(|(a, _)| a.value)
             .collect()
     }
 
@@ -1674,26 +1129,23 @@ mod tests {
             ("curl", &["-o", "-", "url"]),
             ("cargo", &["test", "-p", "x"]),
         ] {
+            let u = crate::programs::understand(name, &args(words));
             assert!(
-                effects(name, &args(words)).is_empty(),
-                "{name} {words:?}: {:?}",
-                effects(name, &args(words))
+                u.runs.is_none() && u.writes.is_empty(),
+                "{name} {words:?}: {u:?}"
             );
         }
     }
 
     #[test]
     fn data_commands() {
-        assert!(takes_only_data("echo", &args(&["rm", "x"])));
-        assert!(takes_only_data("git", &args(&["commit", "-m", "rm x"])));
-        assert!(takes_only_data("git", &args(&["-C", "d", "rm", "x"])));
-        assert!(!takes_only_data(
-            "git",
-            &args(&["bisect", "run", "rm", "x"])
-        ));
-        assert!(!takes_only_data("git", &args(&["my-alias"])));
-        assert!(!takes_only_data("flock", &args(&["l", "rm", "x"])));
-        assert!(interpreter_note("python3.12").is_some());
-        assert!(interpreter_note("ls").is_none());
+        let data =
+            |name: &str, words: &[&str]| crate::programs::understand(name, &args(words)).data;
+        assert!(data("echo", &["rm", "x"]));
+        assert!(data("git", &["commit", "-m", "rm x"]));
+        assert!(data("git", &["-C", "d", "rm", "x"]));
+        assert!(!data("git", &["bisect", "run", "rm", "x"]));
+        assert!(!data("git", &["my-alias"]));
+        assert!(!data("flock", &["l", "rm", "x"]));
     }
 }

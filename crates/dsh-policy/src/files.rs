@@ -9,8 +9,8 @@
 //! write, which deny and ask rules look at (so a denied path named by a
 //! program nobody listed is still denied).
 
-use crate::commands::{self, scan, Spec};
-use crate::shell::Arg;
+use crate::commands::{self, scan};
+use crate::word::Arg;
 
 /// What a simple command does to files, by its words.
 #[derive(Debug, Default)]
@@ -29,157 +29,22 @@ pub(crate) struct FileUse {
     pub unknown: bool,
 }
 
-/// Read-only commands whose words never name a file they read.
-const NO_FILES: &[&str] = &[
-    "echo", "printf", "date", "cal", "whoami", "id", "groups", "uname", "hostname", "uptime",
-    "env", "printenv", "ps", "pgrep", "free", "nproc", "locale", "tty", "true", "false", "test",
-    "[", "sleep", "seq", "which", "whereis", "type", "basename", "dirname", "pwd", "tr", "cd",
-    "pushd", "popd", "tee",
-];
-
-/// Read-only commands that list or search a directory tree, the working
-/// directory when given no path.
-const WALKS_CWD: &[&str] = &["ls", "find", "tree", "du", "rg", "ag", "fd", "fdfind"];
-
-/// Options of read-only commands whose values are not paths (`cut -d /`).
-const NOT_PATHS: &[(&str, Spec)] = &[
-    (
-        "cut",
-        Spec {
-            short_valued: "bcdf",
-            short_optional: "",
-            long_valued: &[
-                "bytes",
-                "characters",
-                "delimiter",
-                "fields",
-                "output-delimiter",
-            ],
-            long_optional: &[],
-        },
-    ),
-    (
-        "sort",
-        Spec {
-            short_valued: "ktS",
-            short_optional: "",
-            long_valued: &[
-                "key",
-                "field-separator",
-                "buffer-size",
-                "batch-size",
-                "parallel",
-            ],
-            long_optional: &[],
-        },
-    ),
-    (
-        "column",
-        Spec {
-            short_valued: "csoN",
-            short_optional: "",
-            long_valued: &["separator", "output-separator", "columns", "table-columns"],
-            long_optional: &[],
-        },
-    ),
-];
-
-const GREP: Spec = Spec {
-    short_valued: "efmABCdD",
-    short_optional: "",
-    long_valued: &[
-        "regexp",
-        "file",
-        "max-count",
-        "after-context",
-        "before-context",
-        "context",
-        "devices",
-        "directories",
-        "label",
-        "binary-files",
-        "include",
-        "exclude",
-        "exclude-dir",
-        "exclude-from",
-        "group-separator",
-    ],
-    long_optional: &["color", "colour"],
-};
-
-const JQ: Spec = Spec {
-    short_valued: "fL",
-    short_optional: "",
-    long_valued: &[
-        "from-file",
-        "indent",
-        "arg",
-        "argjson",
-        "slurpfile",
-        "rawfile",
-    ],
-    long_optional: &[],
-};
-
-/// What `name` (a basename) does to files with these arguments.
-pub(crate) fn file_use(name: &str, args: &[Arg], read_only: bool) -> FileUse {
+/// What `name` (a basename, not a read-only command: those are the
+/// program table's) does to files with these arguments.
+pub(crate) fn file_use(name: &str, args: &[Arg]) -> FileUse {
     match name {
-        "mkdir" | "touch" | "rm" | "rmdir" | "cp" | "mv" => return file_command(name, args),
-        "sed" => return sed(args),
-        "awk" | "gawk" | "mawk" | "nawk" => return awk(args),
-        "source" | "." => {
-            return FileUse {
-                reads: args.first().cloned().into_iter().collect(),
-                ..FileUse::default()
-            }
-        }
-        _ => {}
-    }
-    if !read_only {
-        return FileUse {
+        "mkdir" | "touch" | "rm" | "rmdir" | "cp" | "mv" => file_command(name, args),
+        "sed" => sed(args),
+        "awk" | "gawk" | "mawk" | "nawk" => awk(args),
+        "source" | "." => FileUse {
+            reads: args.first().cloned().into_iter().collect(),
+            ..FileUse::default()
+        },
+        _ => FileUse {
             unknown: true,
             ..FileUse::default()
-        };
+        },
     }
-    if NO_FILES.contains(&name) {
-        return FileUse::default();
-    }
-    let mut out = FileUse::default();
-    match name {
-        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "fd" | "fdfind" | "jq" => {
-            let spec = match name {
-                "rg" => &commands::RG,
-                "fd" | "fdfind" => &commands::FD,
-                "jq" => &JQ,
-                _ => &GREP,
-            };
-            pattern_first(name, args, spec, &mut out);
-        }
-        _ => {
-            let spec = NOT_PATHS.iter().find(|(n, _)| *n == name).map(|(_, s)| s);
-            match spec {
-                Some(spec) => {
-                    let s = scan(args, spec);
-                    out.reads.extend(s.operands.into_iter().cloned());
-                    non_literal(args, &mut out);
-                }
-                None => out.reads = words(args),
-            }
-            if WALKS_CWD.contains(&name) && out.reads.is_empty() {
-                out.reads.push(Arg::plain("."));
-            }
-        }
-    }
-    if name.ends_with("sum")
-        && args
-            .iter()
-            .any(|a| a.value == "-c" || a.value.starts_with("--check"))
-    {
-        // It reads the files the list names.
-        out.reads
-            .push(Arg::unknown("(the files the checksum list names)"));
-    }
-    out
 }
 
 /// Every word that may name a path: operands, `--name=value` values, an
@@ -227,52 +92,6 @@ fn non_literal(args: &[Arg], out: &mut FileUse) {
         if !out.reads.iter().any(|r| r.raw == a.raw) {
             out.reads.push(a.clone());
         }
-    }
-}
-
-/// `grep PATTERN FILE…`, `rg PATTERN PATH…`, `jq FILTER FILE…`: the first
-/// operand is the pattern unless `-e`/`-f` gave it; a pattern file is a
-/// read.
-fn pattern_first(name: &str, args: &[Arg], spec: &Spec, out: &mut FileUse) {
-    let s = scan(args, spec);
-    let mut pattern_given = false;
-    for o in &s.options {
-        let (pattern, file) = match name {
-            "jq" => (
-                o.is("f", &["from-file"]),
-                o.is("f", &["from-file", "slurpfile", "rawfile"]),
-            ),
-            "fd" | "fdfind" => (false, false),
-            _ => (
-                o.is("ef", &["regexp", "file"]),
-                o.is("f", &["file", "exclude-from"]),
-            ),
-        };
-        pattern_given |= pattern;
-        if let Some(v) = o.value.as_ref().filter(|_| file) {
-            out.reads.push(v.clone());
-        }
-    }
-    // Every option that takes a value is listed, so the first operand is
-    // the pattern: an option taken for a flag by mistake only makes a
-    // pattern look like a path, never a path like a pattern.
-    let mut operands = s.operands.into_iter();
-    if !pattern_given {
-        operands.next();
-    }
-    out.reads.extend(operands.cloned());
-    non_literal(args, out);
-    let recursive = match name {
-        "grep" | "egrep" | "fgrep" => args.iter().any(|a| {
-            let v = a.value.as_str();
-            (v.starts_with('-') && !v.starts_with("--") && v.contains(['r', 'R']))
-                || v.starts_with("--recursive")
-                || v.starts_with("--dereference-recursive")
-        }),
-        _ => true,
-    };
-    if recursive && out.reads.is_empty() {
-        out.reads.push(Arg::plain("."));
     }
 }
 
@@ -595,43 +414,7 @@ mod tests {
 
     fn use_of(name: &str, args: &[&str]) -> FileUse {
         let args: Vec<Arg> = args.iter().map(|a| Arg::plain(a)).collect();
-        let ro = crate::readonly::is_read_only_command(
-            &std::iter::once(name)
-                .chain(args.iter().map(|a| a.value.as_str()))
-                .collect::<Vec<_>>(),
-        );
-        file_use(name, &args, ro)
-    }
-
-    fn reads(name: &str, args: &[&str]) -> Vec<String> {
-        use_of(name, args)
-            .reads
-            .into_iter()
-            .map(|a| a.value)
-            .collect()
-    }
-
-    #[test]
-    fn reads_of_read_only_commands() {
-        assert_eq!(reads("cat", &["-n", "a", "--", "-b"]), ["a", "-b"]);
-        assert_eq!(reads("head", &["-n", "5", ".env"]), ["5", ".env"]);
-        assert_eq!(reads("grep", &["-rn", "TODO", "src"]), ["src"]);
-        assert_eq!(reads("grep", &["-e", "x", ".env"]), [".env"]);
-        assert_eq!(reads("grep", &["-f", "pats", "x"]), ["pats", "x"]);
-        assert_eq!(reads("grep", &["-r", "x"]), ["."]);
-        assert!(reads("grep", &["x"]).is_empty(), "grep x reads stdin");
-        assert_eq!(reads("rg", &["x"]), ["."]);
-        assert_eq!(reads("ls", &["-la"]), ["."]);
-        assert_eq!(reads("ls", &["/etc"]), ["/etc"]);
-        assert_eq!(reads("cut", &["-d", "/", "-f2", "f"]), ["f"]);
-        assert_eq!(reads("jq", &[".a", "x.json"]), ["x.json"]);
-        assert_eq!(reads("cc", &["-I/usr/include"]), Vec::<String>::new());
-        assert_eq!(
-            reads("diff", &["-I/usr/include", "a"]),
-            ["/usr/include", "a"]
-        );
-        assert!(reads("echo", &[".env"]).is_empty());
-        assert!(use_of("python3", &["x.py"]).unknown);
+        file_use(name, &args)
     }
 
     #[test]

@@ -175,7 +175,7 @@
 //! Modes decide what no rule matched, as Claude Code's users know them:
 //!
 //! * `default`: **reads run unasked** — read-only tools, and bash command
-//!   lines whose every part is read-only by [`READ_ONLY_COMMANDS`] and reads
+//!   lines whose every part is read-only by the program table ([`is_read_only_command`]) and reads
 //!   only inside the working directories (`ls -la`, `git status`, `grep -r x
 //!   src`); anything else asks.
 //! * `acceptEdits`: also edits inside the working directories — file-edit
@@ -359,14 +359,17 @@ mod approval;
 mod commands;
 mod files;
 mod middleware;
+mod options;
 mod path;
 mod places;
 mod policy;
+mod programs;
 mod readonly;
 mod rule;
 mod scripts;
 mod settings;
 mod shell;
+mod word;
 
 pub use approval::{ApprovalAnswer, ApprovalRequest, ApproveAll, Approver, FnApprover};
 pub use middleware::{HookPermission, PermissionMiddleware, RememberRule};
@@ -374,7 +377,7 @@ pub use policy::{
     Decision, Evaluation, Mode, Origin, PartEvaluation, PartKind, PermissionPolicy, UnknownMode,
     DEFAULT_EDIT_TOOLS, PLAN_MODE_MESSAGE, PROTECTED_DIRS,
 };
-pub use readonly::{is_read_only_command, READ_ONLY_COMMANDS};
+pub use readonly::{is_read_only_command, read_only_programs};
 pub use rule::{PermissionRules, Rule, RuleError, RuleList};
 pub use settings::{
     discover, project_claude_dir, remember_rule, RuleSource, CLAUDE_CODE_IGNORED_KEYS,

@@ -4,7 +4,7 @@
 //! symbolic links on the way.
 
 use crate::path::{self, Anchors};
-use crate::shell::{Dirs, PathWord};
+use crate::word::{Dirs, PathWord};
 use std::path::{Path, PathBuf};
 
 /// A path as written (made absolute, `..` taken lexically, as bash's `cd`

@@ -3,7 +3,8 @@
 use crate::path::{self, PathPattern};
 use crate::places::{Place, Workspace};
 use crate::rule::{Matcher, PermissionRules, Rule, RuleList, SHELL_TOOL};
-use crate::shell::{self, CommandPart, Dirs, FilePart, OpaquePart, Part, PathWord};
+use crate::shell::{self, CommandPart, FilePart, OpaquePart, Part};
+use crate::word::{Dirs, PathWord};
 use dsh_tools::ToolAnnotations;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -7,7 +7,8 @@
 
 use crate::commands;
 use crate::files;
-use crate::readonly;
+use crate::programs;
+use crate::word::{is_plain_byte, Arg, Dirs, PathWord};
 use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::ParserOptions;
@@ -39,54 +40,6 @@ pub(crate) struct Analysis {
     /// In source order (substitutions before the command that uses them).
     pub parts: Vec<Part>,
 }
-
-/// A path a command names, as far as the analysis knows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum PathWord {
-    /// A literal path.
-    Literal(String),
-    /// `~/rest` (`~` alone: an empty rest).
-    Home(String),
-    /// A literal glob (`src/*.rs`), expanded when the call is decided.
-    Glob(String),
-    /// Not known before the command runs (`$f`, `$(…)`), as written.
-    Unknown(String),
-}
-
-impl PathWord {
-    pub(crate) fn of(arg: &Arg) -> PathWord {
-        if let Some(v) = arg.exact() {
-            return PathWord::Literal(v.to_owned());
-        }
-        if arg.literal && arg.pattern && !arg.brace {
-            return PathWord::Glob(arg.value.clone());
-        }
-        let home = if arg.raw == "~" {
-            Some("")
-        } else {
-            arg.raw.strip_prefix("~/")
-        };
-        match home {
-            Some(rest) if rest.bytes().all(is_plain_byte) => PathWord::Home(rest.to_owned()),
-            _ => PathWord::Unknown(arg.raw.clone()),
-        }
-    }
-
-    /// The path as written (for reasons).
-    pub(crate) fn text(&self) -> String {
-        match self {
-            PathWord::Literal(t) | PathWord::Glob(t) | PathWord::Unknown(t) => t.clone(),
-            PathWord::Home(rest) if rest.is_empty() => "~".to_owned(),
-            PathWord::Home(rest) => format!("~/{rest}"),
-        }
-    }
-}
-
-/// Where relative paths are resolved at a point of the command line: the
-/// directories (relative to the call's working directory, absolute, or
-/// `~…`), one of which is the shell's current directory there; `None` when
-/// the analysis cannot tell (`cd "$x"`, a `cd` in a loop or a function).
-pub(crate) type Dirs = Option<Vec<String>>;
 
 /// One thing the policy decides on.
 #[derive(Debug, Clone)]
@@ -330,76 +283,6 @@ fn has_oversized_fd_number(s: &str) -> bool {
     false
 }
 
-/// A word of a command, after quote removal when it is literal.
-#[derive(Debug, Clone)]
-pub(crate) struct Arg {
-    /// The literal value (quote-removed) when `literal`, else best-effort text.
-    pub value: String,
-    /// The word as written.
-    pub raw: String,
-    /// No expansion of any kind (parameter, command, arithmetic, tilde).
-    pub literal: bool,
-    /// Unquoted glob or brace characters (`*?[{`): fine as an argument,
-    /// not as a command name or write target.
-    pub pattern: bool,
-    /// An unquoted brace expansion (`{a,b}`, `{1..3}`): bash makes several
-    /// words of it.
-    pub brace: bool,
-}
-
-impl Arg {
-    pub(crate) fn plain(s: &str) -> Arg {
-        Arg {
-            value: s.to_owned(),
-            raw: s.to_owned(),
-            literal: true,
-            pattern: false,
-            brace: false,
-        }
-    }
-
-    /// A word whose value is not known (`<(…)`, what xargs appends).
-    pub(crate) fn unknown(text: &str) -> Arg {
-        Arg {
-            value: text.to_owned(),
-            raw: text.to_owned(),
-            literal: false,
-            pattern: false,
-            brace: false,
-        }
-    }
-
-    /// A literal word without glob or brace characters.
-    pub(crate) fn exact(&self) -> Option<&str> {
-        (self.literal && !self.pattern).then_some(self.value.as_str())
-    }
-
-    fn display(&self) -> std::borrow::Cow<'_, str> {
-        if !self.literal {
-            return std::borrow::Cow::Borrowed(self.raw.as_str());
-        }
-        let v = &self.value;
-        if !v.is_empty()
-            && !v
-                .chars()
-                .any(|c| c.is_whitespace() || matches!(c, '\'' | '"'))
-        {
-            return std::borrow::Cow::Borrowed(v.as_str());
-        }
-        let mut out = String::with_capacity(v.len() + 2);
-        out.push('\'');
-        for c in v.chars() {
-            if c == '\'' {
-                out.push_str("'\\''");
-            } else {
-                out.push(c);
-            }
-        }
-        out.push('\'');
-        std::borrow::Cow::Owned(out)
-    }
-}
-
 fn render(args: &[Arg]) -> String {
     render_from("", args).0
 }
@@ -551,15 +434,6 @@ fn brace_sequence(inner: &str, limit: usize) -> Option<Vec<String>> {
     }
 }
 
-/// Characters that never need the word parser: the word is its own value.
-fn is_plain_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric()
-        || matches!(
-            b,
-            b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b',' | b'+' | b'@' | b'%' | b'^'
-        )
-}
-
 /// Unquoted text that the shell would expand: a glob (`*`, `?`, `[…]`) or a
 /// brace expansion (`{a,b}`, `{1..3}`).
 fn has_glob_or_brace(s: &str) -> bool {
@@ -654,20 +528,6 @@ fn union_dirs(a: &Dirs, b: &Dirs) -> Dirs {
 
 fn basename(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
-}
-
-/// Whether a simple command is read-only by the plan-mode list.
-fn read_only(argv: &[Arg]) -> bool {
-    let name = argv[0].value.as_str();
-    if readonly::ARGUMENT_CHECKED.contains(&name) && argv.iter().any(|a| a.exact().is_none()) {
-        return false;
-    }
-    // `printf $x …` could expand to `printf -v NAME …`.
-    if name == "printf" && argv.get(1).is_some_and(|a| a.exact().is_none()) {
-        return false;
-    }
-    let values: Vec<&str> = argv.iter().map(|a| a.value.as_str()).collect();
-    readonly::is_read_only_command(&values)
 }
 
 /// Where a command's standard input comes from, when a shell may read a script from it.
@@ -1668,7 +1528,10 @@ impl Analyzer {
             views.push(allow_form.clone());
         }
         let mut allow = Some(allow_form);
-        let mut read_only = !privileged && !name.contains('/') && read_only(inner);
+        // What the program table knows of it: whether it only reads, what
+        // files it reads and writes, what its options make it run.
+        let understood = programs::understand(&base, &inner[1..]);
+        let mut read_only = !privileged && !name.contains('/') && understood.read_only;
         let mut note = None;
         if SUBSCRIPT_COMMANDS.contains(&base.as_str())
             && inner[1..]
@@ -1696,20 +1559,16 @@ impl Analyzer {
             self.opaque_command(&written, &argv, start, why);
             return;
         }
-        // What options and script arguments make the program do.
-        let mut effects = commands::effects(&base, &inner[1..]);
-        if let Some(why) = effects.iter().find_map(|e| match e {
-            commands::Effect::Code(why) => Some(*why),
-            _ => None,
-        }) {
+        if let Some(why) = &understood.runs {
             self.opaque_command(&written, &argv, start, why);
             return;
         }
-        for effect in effects.drain(..) {
-            if let commands::Effect::Write(target, op) = effect {
-                read_only = false;
-                self.write(target, op);
-            }
+        for (target, op) in &understood.writes {
+            read_only = false;
+            self.write(target.clone(), op);
+        }
+        for view in &understood.subcommand_views {
+            views.push(render(view));
         }
         let mut precise = false;
         match base.as_str() {
@@ -1799,12 +1658,8 @@ impl Analyzer {
                     return;
                 }
             },
-            "tee" => {
-                self.tee(inner);
-                if !privileged {
-                    allow = None;
-                }
-            }
+            // What tee writes is decided as write parts.
+            "tee" if !privileged => allow = None,
             // Inside another program's string, a `cd` moves nothing here.
             "cd" | "pushd" | "popd" if self.maybe == 0 => {
                 let target = cd_target(&base, &inner[1..]);
@@ -1889,10 +1744,17 @@ impl Analyzer {
             },
             _ => {}
         }
-        if note.is_none() {
-            note = commands::interpreter_note(&base);
+        if note.is_none() && understood.interpreter {
+            note = Some(commands::INTERPRETER_NOTE);
         }
-        let file_use = files::file_use(&base, &inner[1..], read_only);
+        let file_use = if understood.files_known {
+            files::FileUse {
+                reads: understood.reads,
+                ..files::FileUse::default()
+            }
+        } else {
+            files::file_use(&base, &inner[1..])
+        };
         let allow_by = allow.clone();
         let reads: Vec<PathWord> = file_use.reads.iter().map(PathWord::of).collect();
         let mut guessed: Vec<String> = file_use
@@ -1906,8 +1768,7 @@ impl Analyzer {
 
         // A program not known to take only data may run what its arguments
         // say: deny and ask rules look for their commands in them.
-        let arguments = if precise || runs_nothing || commands::takes_only_data(&base, &inner[1..])
-        {
+        let arguments = if precise || runs_nothing || understood.data {
             None
         } else {
             for a in &inner[1..] {
@@ -2304,21 +2165,6 @@ impl Analyzer {
             }
         }
         Some(read_only)
-    }
-
-    /// `tee [options] FILE…` writes each FILE.
-    fn tee(&mut self, argv: &[Arg]) {
-        let mut options = true;
-        for a in &argv[1..] {
-            if options && a.value == "--" {
-                options = false;
-                continue;
-            }
-            if options && a.value.starts_with('-') && a.value.len() > 1 {
-                continue;
-            }
-            self.write(a.clone(), "tee");
-        }
     }
 
     fn write(&mut self, target: Arg, op: &'static str) {

@@ -1,0 +1,631 @@
+//! What the policy knows about programs: one table, one row per program
+//! (or per subcommand: `git log`, `npm test`), from which everything the
+//! analysis says about a simple command is derived:
+//!
+//! * whether it is **read-only** — only when its row says the program
+//!   reads, and every option given (bundled, attached, after operands as
+//!   GNU permutes them) is listed as read-only and every operand has a
+//!   place in the row's operand list. A program without a row, an option
+//!   nobody listed, an abbreviation, a word the analysis cannot see that
+//!   could be an option: not read-only;
+//! * the **files** it reads and writes (operands and option values whose
+//!   role says so), for `Read(…)`/`Edit(…)` rules;
+//! * the options that make it **run** other code (`rg --pre`, `go test
+//!   -exec`), which no allow rule covers: the command is unanalysable;
+//! * whether its arguments are **only data**, or may be commands it runs
+//!   (deny rules then look for the denied command among them);
+//! * for programs with subcommands, the **global options** before the
+//!   subcommand, so that a deny rule `Bash(git push:*)` sees `git -C .
+//!   push` as `git push`.
+//!
+//! Each row carries examples of what must and must not count as
+//! read-only; a test checks them all against the derived verdict and
+//! against [`is_read_only_command`](crate::is_read_only_command). The few
+//! programs whose grammar needs code (git's configuration, tar, sed, awk,
+//! curl, wget, ssh, less) name it in their row ([`Grammar`]); the shell's
+//! own words (wrappers, `find`, `xargs`, `env`, shells) are the walker's.
+
+mod grammars;
+mod table;
+
+use crate::options::{self, Options, Role, Scan};
+use crate::word::Arg;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// What a program does with nothing but the options its row lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// It reads (files, the system's state) and prints.
+    ReadOnly,
+    /// It makes, changes or removes the files its operands name.
+    Edits,
+    /// Anything else: it builds, installs, sends, runs scripts.
+    Acts,
+    /// It runs code given to it (a file or a string) that the policy
+    /// cannot see into.
+    Interpreter,
+}
+
+/// Code for what a row's options cannot say: adds to what the table
+/// derived.
+pub(crate) type Grammar = fn(&[Arg], &mut Understanding);
+
+/// One row of the table, as written in [`table`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Row {
+    /// Names, separated by `|`; a subcommand's row is named with its
+    /// program: `git log`.
+    pub names: &'static str,
+    pub kind: Kind,
+    /// Its options (see [`crate::options`] for the notation).
+    pub options: &'static str,
+    /// Its operands in order: `r` read, `w` written, `d` data, `p` the
+    /// pattern (absent when an option gave it), `+` a `+format` word; each
+    /// with `?` (optional) or `*` (any number). Empty: it takes none.
+    pub operands: &'static str,
+    /// Options may follow operands (GNU); otherwise the first operand
+    /// ends them.
+    pub permute: bool,
+    /// With no file operand it reads the working directory (`ls`, `rg`).
+    pub walks: bool,
+    /// Every word is data, options included (`echo`, `true`).
+    pub any_words: bool,
+    /// Its arguments are data, never a command it runs.
+    pub data: bool,
+    /// An operand `@FILE` is a file of more arguments (gcc, binutils).
+    pub at_files: bool,
+    /// The row lists every option the program has: a word the analysis
+    /// cannot see can only be one of them (read-only when none of them
+    /// writes, runs or changes anything).
+    pub complete: bool,
+    /// A bundle of short options must not hold one that takes a value
+    /// (`tree -To x` gives `-T` and `-o` a word each).
+    pub strict_bundles: bool,
+    /// For a program with subcommands: its options before the
+    /// subcommand. Rows named `PROGRAM SUB` describe the subcommands.
+    pub global: Option<&'static str>,
+    pub grammar: Option<Grammar>,
+    /// Command lines that must count as read-only (checked by the row
+    /// test, which is where they are read).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub read_only: &'static [&'static str],
+    /// Command lines that must not.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub not_read_only: &'static [&'static str],
+}
+
+impl Row {
+    pub(crate) const fn new(names: &'static str, kind: Kind) -> Row {
+        Row {
+            names,
+            kind,
+            options: "",
+            operands: "",
+            permute: true,
+            walks: false,
+            any_words: false,
+            data: false,
+            at_files: false,
+            complete: false,
+            strict_bundles: false,
+            global: None,
+            grammar: None,
+            read_only: &[],
+            not_read_only: &[],
+        }
+    }
+    pub(crate) const fn opts(self, options: &'static str) -> Row {
+        Row { options, ..self }
+    }
+    pub(crate) const fn operands(self, operands: &'static str) -> Row {
+        Row { operands, ..self }
+    }
+    pub(crate) const fn no_permute(self) -> Row {
+        Row {
+            permute: false,
+            ..self
+        }
+    }
+    pub(crate) const fn walks(self) -> Row {
+        Row {
+            walks: true,
+            ..self
+        }
+    }
+    pub(crate) const fn any_words(self) -> Row {
+        Row {
+            any_words: true,
+            data: true,
+            ..self
+        }
+    }
+    pub(crate) const fn data(self) -> Row {
+        Row { data: true, ..self }
+    }
+    pub(crate) const fn at_files(self) -> Row {
+        Row {
+            at_files: true,
+            ..self
+        }
+    }
+    pub(crate) const fn complete(self) -> Row {
+        Row {
+            complete: true,
+            ..self
+        }
+    }
+    pub(crate) const fn strict_bundles(self) -> Row {
+        Row {
+            strict_bundles: true,
+            ..self
+        }
+    }
+    pub(crate) const fn global(self, options: &'static str) -> Row {
+        Row {
+            global: Some(options),
+            ..self
+        }
+    }
+    pub(crate) const fn grammar(self, grammar: Grammar) -> Row {
+        Row {
+            grammar: Some(grammar),
+            ..self
+        }
+    }
+    pub(crate) const fn examples(
+        self,
+        read_only: &'static [&'static str],
+        not_read_only: &'static [&'static str],
+    ) -> Row {
+        Row {
+            read_only,
+            not_read_only,
+            ..self
+        }
+    }
+}
+
+/// One operand place of a row.
+#[derive(Debug, Clone, Copy)]
+struct Operand {
+    role: Role,
+    /// A `+format` word (`date +%s`).
+    plus: bool,
+    min: usize,
+    /// `None`: any number.
+    max: Option<usize>,
+}
+
+/// A row, ready to use.
+#[derive(Debug)]
+pub(crate) struct Program {
+    pub row: Row,
+    options: Options,
+    global: Options,
+    operands: Vec<Operand>,
+    /// Some option writes or runs something.
+    has_effects: bool,
+    /// Some option is not read-only.
+    has_changes: bool,
+    /// How its operand writes are named in reasons.
+    label: &'static str,
+}
+
+fn compile(row: Row) -> Result<Program, String> {
+    let name = row.names.split('|').next().unwrap_or("");
+    let options = Options::parse(name, row.options).map_err(|e| format!("{}: {e}", row.names))?;
+    let global = Options::parse(name, row.global.unwrap_or(""))
+        .map_err(|e| format!("{} (global): {e}", row.names))?;
+    let mut operands = Vec::new();
+    for token in row.operands.split_whitespace() {
+        let (body, min, max) = match token.as_bytes().last() {
+            Some(b'?') => (&token[..token.len() - 1], 0, Some(1)),
+            Some(b'*') => (&token[..token.len() - 1], 0, None),
+            _ => (token, 1, Some(1)),
+        };
+        let (role, plus) = match body {
+            "r" => (Role::Read, false),
+            "w" => (Role::Write, false),
+            "d" => (Role::Data, false),
+            "p" => (Role::Pattern, false),
+            "+" => (Role::Data, true),
+            other => return Err(format!("{}: unknown operand {other:?}", row.names)),
+        };
+        operands.push(Operand {
+            role,
+            plus,
+            min,
+            max,
+        });
+    }
+    let has_effects = options.opts.iter().chain(&global.opts).any(|o| {
+        o.takes
+            .roles()
+            .any(|r| matches!(r, Role::Write | Role::Run))
+    });
+    let has_changes = options.opts.iter().any(|o| !o.is_read_only());
+    Ok(Program {
+        row,
+        options,
+        global,
+        operands,
+        has_effects,
+        has_changes,
+        label: name,
+    })
+}
+
+/// The table, by every name of every row.
+fn table() -> &'static HashMap<&'static str, &'static Program> {
+    static TABLE: OnceLock<HashMap<&'static str, &'static Program>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut map = HashMap::new();
+        for row in table::ROWS {
+            // A row that does not compile is a bug the row test names; a
+            // program without a row is not read-only, so it fails closed.
+            let Ok(program) = compile(*row) else { continue };
+            // Built once per process, so leaking is bounded by the table.
+            let program: &'static Program = Box::leak(Box::new(program));
+            for name in row.names.split('|') {
+                map.insert(name, program);
+            }
+        }
+        map
+    })
+}
+
+/// The row of a program (a basename), or of `program sub`.
+pub(crate) fn lookup(name: &str) -> Option<&'static Program> {
+    table().get(name).copied()
+}
+
+/// What a simple command does, as far as its row says.
+#[derive(Debug, Default)]
+pub(crate) struct Understanding {
+    /// The program has a row.
+    pub known: bool,
+    /// Every part of it is known to be read-only.
+    pub read_only: bool,
+    /// Why it is not read-only, when it has a row (for the reason).
+    pub why_not: Option<String>,
+    /// Files (or directories) it reads.
+    pub reads: Vec<Arg>,
+    /// Files it writes, with how.
+    pub writes: Vec<(Arg, &'static str)>,
+    /// It runs code the analysis cannot see: unanalysable, for this reason.
+    pub runs: Option<String>,
+    /// Its arguments are data, never a command it runs.
+    pub data: bool,
+    /// It is an interpreter.
+    pub interpreter: bool,
+    /// Its row reads: the reads above are every file it names (not a
+    /// guess), whether or not this use of it is read-only.
+    pub files_known: bool,
+    /// The command with the global options before its subcommand left
+    /// out (`git push origin` for `git -C . push origin`), each a
+    /// candidate when an option's arity is not known: deny and ask rules
+    /// see them.
+    pub subcommand_views: Vec<Vec<Arg>>,
+}
+
+impl Understanding {
+    pub(crate) fn not_read_only(&mut self, why: impl Into<String>) {
+        self.read_only = false;
+        if self.why_not.is_none() {
+            self.why_not = Some(why.into());
+        }
+    }
+
+    pub(crate) fn run(&mut self, why: impl Into<String>) {
+        if self.runs.is_none() {
+            self.runs = Some(why.into());
+        }
+        self.not_read_only("it runs other code");
+    }
+
+    pub(crate) fn write(&mut self, target: Arg, how: &'static str) {
+        self.writes.push((target, how));
+        self.not_read_only("it writes a file");
+    }
+}
+
+const UNSEEN_ARGUMENT: &str =
+    "an argument the analysis cannot see could be an option that runs code or writes a file";
+
+/// What `name args…` does by the table (`name` is a basename).
+pub(crate) fn understand(name: &str, args: &[Arg]) -> Understanding {
+    let mut u = Understanding::default();
+    let Some(program) = lookup(name) else {
+        // `python3.12` is `python3`.
+        let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        u.interpreter = lookup(trimmed).is_some_and(|p| p.row.kind == Kind::Interpreter);
+        u.why_not = Some(format!("{name} has no row in the program table"));
+        return u;
+    };
+    u.known = true;
+    if program.row.global.is_some() {
+        subcommand(name, program, args, &mut u);
+    } else {
+        apply(name, program, args, &mut u);
+    }
+    u
+}
+
+/// A program with subcommands: its global options, then the subcommand's row.
+fn subcommand(name: &str, program: &Program, args: &[Arg], u: &mut Understanding) {
+    let scan = options::scan(args, &program.global, false);
+    effects(name, program, &scan, u);
+    u.data = program.row.data;
+    u.read_only = scan.read_only_options();
+    if !u.read_only {
+        u.not_read_only(format!(
+            "{name} has a global option the table does not list as read-only"
+        ));
+    }
+    u.subcommand_views = views(name, &program.global, args);
+    if let Some(grammar) = program.row.grammar {
+        grammar(args, u);
+    }
+    let Some(sub) = scan.operands.first() else {
+        u.not_read_only(format!("{name} without a subcommand"));
+        return;
+    };
+    let at = args.len() - (scan.operands.len() - 1);
+    let rest = &args[at..];
+    let full = format!("{name} {}", sub.value);
+    match (sub.exact(), lookup(&full)) {
+        (Some(_), Some(row)) => {
+            let read_only = u.read_only;
+            let mut inner = Understanding {
+                known: true,
+                ..Understanding::default()
+            };
+            apply(&full, row, rest, &mut inner);
+            u.read_only = read_only && inner.read_only;
+            if u.why_not.is_none() {
+                u.why_not = inner.why_not;
+            }
+            u.reads.extend(inner.reads);
+            u.writes.extend(inner.writes);
+            if u.runs.is_none() {
+                u.runs = inner.runs;
+            }
+            u.data = inner.data;
+            u.files_known = inner.files_known;
+            u.interpreter |= inner.interpreter;
+        }
+        _ => {
+            u.not_read_only(format!("{full} has no row in the program table"));
+            u.data = false;
+        }
+    }
+}
+
+/// Where a subcommand may start after global options: every position
+/// that the options' arities leave possible, up to the first that is
+/// certainly it.
+fn views(name: &str, global: &Options, args: &[Arg]) -> Vec<Vec<Arg>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut value_may_follow = false;
+    while i < args.len() && out.len() < 8 {
+        let a = &args[i];
+        let v = a.value.as_str();
+        if a.literal && v.starts_with('-') && v.len() > 1 && v != "--" {
+            let s = options::scan(std::slice::from_ref(a), global, false);
+            let taken = s.options.iter().any(|g| {
+                g.opts
+                    .iter()
+                    .any(|o| matches!(o.takes, options::Takes::Value(..)))
+                    && g.values.is_empty()
+            });
+            value_may_follow = s.unknown || taken;
+            i += 1;
+            if taken && !s.unknown {
+                // Its value is the next word, certainly.
+                i += 1;
+                value_may_follow = false;
+            }
+            continue;
+        }
+        if a.literal && v.starts_with('+') && i == 0 {
+            // `cargo +nightly publish`: a toolchain.
+            i += 1;
+            continue;
+        }
+        if i > 0 {
+            let mut view = vec![Arg::plain(name)];
+            view.extend(args[i..].iter().cloned());
+            out.push(view);
+        }
+        if !value_may_follow {
+            break;
+        }
+        value_may_follow = false;
+        i += 1;
+    }
+    out
+}
+
+/// The effects of the options given: files read and written, code run.
+fn effects(name: &str, program: &Program, scan: &Scan, u: &mut Understanding) {
+    for g in &scan.options {
+        for (value, role) in g.valued() {
+            match role {
+                Role::Run => u.run(format!(
+                    "{name} {} runs a program or code named in it",
+                    g.written
+                )),
+                Role::Write => {
+                    let how = g
+                        .opts
+                        .iter()
+                        .find(|o| o.takes.roles().any(|r| r == Role::Write))
+                        .map_or("an option", |o| o.label);
+                    u.write(value.clone(), how);
+                }
+                Role::Read | Role::PatternFile => u.reads.push(value.clone()),
+                Role::Data | Role::Pattern => {}
+            }
+        }
+        // A value that runs or writes, missing or abbreviated away, still
+        // names the option.
+        if g.values.is_empty()
+            && g.opts
+                .iter()
+                .any(|o| o.takes.roles().any(|r| r == Role::Run))
+        {
+            u.run(format!("{name} {} runs a program named in it", g.written));
+        }
+    }
+    if scan.unseen && program.has_effects {
+        u.run(UNSEEN_ARGUMENT);
+    }
+}
+
+/// Applies a row without subcommands (or a subcommand's row).
+fn apply(name: &str, program: &Program, args: &[Arg], u: &mut Understanding) {
+    let row = &program.row;
+    u.data = row.data;
+    u.interpreter = row.kind == Kind::Interpreter;
+    if row.any_words {
+        u.read_only = row.kind == Kind::ReadOnly;
+        u.files_known = row.kind == Kind::ReadOnly;
+        if let Some(grammar) = row.grammar {
+            grammar(args, u);
+        }
+        return;
+    }
+    let scan = options::scan(args, &program.options, row.permute);
+    u.read_only = row.kind == Kind::ReadOnly;
+    if !u.read_only {
+        u.why_not = Some(format!("{name} changes things (the program table says so)"));
+    }
+    effects(name, program, &scan, u);
+    if let Some(g) = scan.options.iter().find(|g| !g.is_read_only()) {
+        u.not_read_only(format!(
+            "{name} {}: the program table does not list it as a read-only option",
+            g.written
+        ));
+    }
+    if scan.unseen && (program.has_changes || !row.complete) {
+        u.not_read_only(format!(
+            "{name} has an argument the analysis cannot see, which could be any option"
+        ));
+    }
+    if row.strict_bundles && bundles_a_value(args, &program.options) {
+        u.not_read_only(format!("{name} reads a bundle of options word by word"));
+    }
+    let pattern_given = scan.options.iter().any(|g| {
+        g.valued()
+            .any(|(_, r)| matches!(r, Role::Pattern | Role::PatternFile))
+    });
+    operands(name, program, &scan.operands, pattern_given, u);
+    if row.walks && !u.reads.iter().any(|_| true) && u.writes.is_empty() {
+        u.reads.push(Arg::plain("."));
+    }
+    u.files_known = row.kind == Kind::ReadOnly;
+    if let Some(grammar) = row.grammar {
+        grammar(args, u);
+    }
+}
+
+/// Assigns operands to the row's places.
+fn operands(
+    name: &str,
+    program: &Program,
+    given: &[&Arg],
+    pattern_given: bool,
+    u: &mut Understanding,
+) {
+    let mut rest = given.iter().copied().peekable();
+    for place in &program.operands {
+        if place.role == Role::Pattern && pattern_given {
+            continue;
+        }
+        let mut taken = 0;
+        while place.max.is_none_or(|m| taken < m) {
+            let Some(a) = rest.next_if(|a| !place.plus || a.value.starts_with('+')) else {
+                break;
+            };
+            taken += 1;
+            if program.row.at_files && a.value.starts_with('@') {
+                u.reads.push(Arg::plain(&a.value[1..]));
+                u.not_read_only(format!(
+                    "{name} reads more arguments from a file ({})",
+                    a.value
+                ));
+                continue;
+            }
+            match place.role {
+                Role::Read | Role::PatternFile => u.reads.push((*a).clone()),
+                Role::Write => u.write((*a).clone(), program.label),
+                Role::Run => u.run(format!("{name} runs its operand")),
+                Role::Data | Role::Pattern => {}
+            }
+        }
+        if taken < place.min {
+            break;
+        }
+    }
+    let extra: Vec<&Arg> = rest.collect();
+    if !extra.is_empty() {
+        for a in &extra {
+            u.reads.push((*a).clone());
+        }
+        u.not_read_only(format!(
+            "{name} takes no operand like {} (by the program table)",
+            extra[0].raw
+        ));
+    }
+}
+
+/// Whether a bundle of short options (`-To`) holds one that takes a value
+/// and is not last or has letters after it.
+fn bundles_a_value(args: &[Arg], options: &Options) -> bool {
+    args.iter().any(|a| {
+        let v = a.value.as_str();
+        v.starts_with('-')
+            && !v.starts_with("--")
+            && v.len() > 2
+            && v[1..].chars().any(|c| {
+                options
+                    .opts
+                    .iter()
+                    .any(|o| o.shorts.contains(&c) && o.takes != options::Takes::Nothing)
+            })
+    })
+}
+
+/// Whether a simple command (its literal words) is read-only by the table.
+pub(crate) fn is_read_only(argv: &[Arg]) -> bool {
+    let Some(first) = argv.first() else {
+        return false;
+    };
+    let Some(name) = first.exact() else {
+        return false;
+    };
+    if name.contains('/') {
+        return false;
+    }
+    let u = understand(name, &argv[1..]);
+    u.read_only && u.runs.is_none() && u.writes.is_empty()
+}
+
+/// Every name of a read-only program's row (for the public list).
+pub(crate) fn read_only_names() -> impl Iterator<Item = &'static str> {
+    table::ROWS
+        .iter()
+        .filter(|r| r.kind == Kind::ReadOnly && r.global.is_none() && !r.names.contains(' '))
+        .flat_map(|r| r.names.split('|'))
+}
+
+/// Every row (for the row test).
+#[cfg(test)]
+pub(crate) fn rows() -> &'static [Row] {
+    table::ROWS
+}
+
+#[cfg(test)]
+mod tests;
