@@ -173,11 +173,10 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -185,20 +184,15 @@ use tokio::net::unix::pipe;
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
-use crate::background::Tasks;
 use crate::contain::{marker_name, Backend, Contained, Containment, Prepared};
 use crate::error::{ErrorKind, ExecError};
-use crate::output::{StreamCapture, StreamOutput};
-use crate::process::{output_pipe, Proc, RawChild};
+use crate::output::{Spill, StreamCapture, StreamOutput};
+use crate::process::{output_pipe, Proc, RawChild, ReadBuf, DRAIN_LIMIT, KILL_WAIT};
 use crate::sys;
+use crate::task::{TaskId, TaskLog, Tasks};
 use crate::watchdog::Watchdog;
 
-/// How long to wait for the pipes to close once a call's processes are dead.
-pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(2);
-/// How long to wait for killed processes to disappear.
-pub(crate) const KILL_WAIT: Duration = Duration::from_secs(5);
-/// Size of a pipe read.
-pub(crate) const READ_CHUNK: usize = 256 * 1024;
+pub use crate::process::Exit;
 
 /// Settings of an [`Executor`]; build it with
 /// `ExecutorConfig { field: value, ..ExecutorConfig::default() }`.
@@ -344,34 +338,6 @@ impl RunRequest {
     pub fn progress(mut self, progress: dsh_tools::ToolProgress) -> Self {
         self.progress = Some(progress);
         self
-    }
-}
-
-/// How a command ended.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Exit {
-    /// It exited with this code.
-    Code(i32),
-    /// A signal ended it; its name, e.g. `SIGKILL`.
-    Signal(String),
-}
-
-impl Exit {
-    pub(crate) fn from_status(status: std::process::ExitStatus) -> Exit {
-        match (status.code(), status.signal()) {
-            (Some(code), _) => Exit::Code(code),
-            (None, Some(signal)) => Exit::Signal(sys::signal_name(signal)),
-            // Neither: not possible for a process that ended.
-            (None, None) => Exit::Code(-1),
-        }
-    }
-
-    /// The marker line: `[exit code: N]` or `[killed by signal: SIG]`.
-    pub fn marker(&self) -> String {
-        match self {
-            Exit::Code(code) => format!("[exit code: {code}]"),
-            Exit::Signal(name) => format!("[killed by signal: {name}]"),
-        }
     }
 }
 
@@ -528,7 +494,8 @@ pub(crate) struct Inner {
     /// Where `bash` was found, for which `PATH`.
     bash: Mutex<Option<(Option<OsString>, PathBuf)>>,
     next_call: AtomicU64,
-    pub(crate) tasks: Mutex<Tasks>,
+    /// Background tasks and interactive sessions.
+    tasks: Mutex<Tasks>,
 }
 
 /// Where a child's stdout and stderr go.
@@ -808,35 +775,27 @@ async fn pump<R: AsyncRead + Unpin>(reader: Option<R>, mut sink: impl FnMut(&[u8
     }
 }
 
-/// A read buffer that starts small and grows (up to [`READ_CHUNK`]) when
-/// reads fill it, so quiet commands cost no large allocation.
-pub(crate) struct ReadBuf(Vec<u8>);
-
-impl ReadBuf {
-    pub(crate) fn new() -> Self {
-        ReadBuf(vec![0; 8 * 1024])
-    }
-
-    /// Where to read into.
-    pub(crate) fn space(&mut self) -> &mut [u8] {
-        &mut self.0
-    }
-
-    /// The `n` bytes just read; grows the buffer if they filled it.
-    pub(crate) fn filled(&mut self, n: usize) -> &[u8] {
-        if n == self.0.len() && n < READ_CHUNK {
-            let mut bigger = vec![0; (n * 4).min(READ_CHUNK)];
-            bigger[..n].copy_from_slice(&self.0[..n]);
-            self.0 = bigger;
-        }
-        &self.0[..n]
-    }
-}
-
 impl Inner {
     /// A fresh call number (names spill files and cgroups).
     pub(crate) fn next_call(&self) -> u64 {
         self.next_call.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The background tasks and interactive sessions, locked.
+    pub(crate) fn lock_tasks(&self) -> MutexGuard<'_, Tasks> {
+        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// An empty log for task `id`: the model's budget in memory, the raw
+    /// output spilled to `ID.log` in the spill directory. A session's log
+    /// (`terminal`) collapses redrawn lines.
+    pub(crate) fn task_log(&self, id: TaskId, terminal: bool) -> TaskLog {
+        let spill = Spill::new(
+            self.spill_dir.join(format!("{id}.log")),
+            self.config.max_output_bytes,
+            self.config.spill_cap_bytes,
+        );
+        TaskLog::new(self.config.max_output_bytes, spill, terminal)
     }
 
     /// The directory a command runs in.

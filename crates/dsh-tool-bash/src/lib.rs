@@ -44,16 +44,18 @@ pub mod keys;
 mod lines;
 mod output;
 mod process;
+mod pty;
 mod sys;
+mod task;
 pub mod terminal;
 mod tools;
 mod watchdog;
 
-pub use background::TaskId;
 pub use contain::Containment;
 pub use error::{ErrorKind, ExecError};
 pub use executor::{Executor, ExecutorConfig, Exit, RunOutput, RunRequest, KEPT_SPILL_LIFETIME};
 pub use output::{SpillFile, StreamOutput};
+pub use task::TaskId;
 pub use terminal::{InputCheck, SessionRequest, SessionStart};
 pub use tools::{
     register_bash_tools, BashArgs, BashKillArgs, BashKillTool, BashOutputArgs, BashOutputTool,

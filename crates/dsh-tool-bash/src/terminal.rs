@@ -19,24 +19,19 @@
 //! [`ExecutorConfig::session_quiet`]: crate::ExecutorConfig::session_quiet
 //! [`ExecutorConfig::max_sessions`]: crate::ExecutorConfig::max_sessions
 
-use std::fs::File;
-use std::io::{self, Read, Write};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::background::{note_read_shared, read_log, Task, TaskId, TaskLog, TaskShared, TaskState};
-use crate::contain::Contained;
 use crate::error::{ErrorKind, ExecError};
-use crate::executor::{Executor, Exit, ReadBuf, DRAIN_LIMIT, KILL_WAIT};
+use crate::executor::Executor;
 use crate::keys;
-use crate::output::Spill;
-use crate::process::Proc;
+use crate::pty::Terminal;
+use crate::task::{monitor, note_read_shared, read_log, Task, TaskId, TaskShared, TaskState};
 
 /// The default terminal size, rows × columns.
 pub const DEFAULT_SIZE: (u16, u16) = (40, 120);
@@ -93,91 +88,19 @@ pub enum SessionStart {
     },
 }
 
-/// A session's terminal: its master end and what writes need.
-#[derive(Debug)]
-pub(crate) struct Terminal {
-    master: AsyncFd<File>,
-    /// The session's command, for permission checks of its input.
-    pub(crate) command: String,
-    pub(crate) cwd: PathBuf,
-    usage: Mutex<Usage>,
-    /// One write at a time, so keystrokes of two calls never interleave.
-    writing: tokio::sync::Mutex<()>,
-}
-
-#[derive(Debug)]
-struct Usage {
-    last_used: Instant,
-    /// Calls using the session now.
-    busy: usize,
-}
-
-impl Terminal {
-    fn touch(&self, delta: isize) {
-        let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
-        usage.last_used = Instant::now();
-        usage.busy = usage.busy.saturating_add_signed(delta);
-    }
-
-    /// Writes all of `bytes` unless `deadline` passes first; the bytes written.
-    async fn write(&self, bytes: &[u8], deadline: Instant) -> io::Result<usize> {
-        let mut written = 0;
-        while written < bytes.len() {
-            let ready = tokio::select! {
-                ready = self.master.writable() => ready?,
-                _ = tokio::time::sleep_until(deadline) => return Ok(written),
-            };
-            let mut guard = ready;
-            match guard.try_io(|fd| fd.get_ref().write(&bytes[written..])) {
-                Ok(Ok(n)) => written += n,
-                Ok(Err(e)) => return Err(e),
-                Err(_would_block) => continue,
-            }
-        }
-        Ok(written)
-    }
-
-    async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            let mut guard = self.master.readable().await?;
-            if let Ok(result) = guard.try_io(|fd| fd.get_ref().read(buf)) {
-                return result;
-            }
-        }
-    }
-
-    /// Whether a shell is among the session's processes: its input may then
-    /// be run as commands, now or later (typed ahead).
-    pub(crate) fn runs_shell(contained: &Contained) -> bool {
-        contained.pids().into_iter().any(|pid| {
-            match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
-                Ok(comm) => SHELLS.contains(&comm.trim()),
-                // Gone or unreadable: cannot tell, so assume the worst.
-                Err(_) => true,
-            }
-        })
-    }
-
-    /// Whether the program reading the terminal asked for application
-    /// cursor keys.
-    fn application_cursor(state: &TaskState) -> bool {
-        state
-            .screen
-            .as_ref()
-            .is_some_and(|s| s.screen().application_cursor())
-    }
-}
-
-/// Programs that read their input as commands to run.
-const SHELLS: &[&str] = &[
-    "bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "tcsh", "csh", "busybox",
-    "rbash", "oksh", "pdksh", "nu", "xonsh", "elvish", "pwsh",
-];
-
 fn clamp_yield(requested: Option<Duration>) -> Duration {
     requested
         .unwrap_or(DEFAULT_YIELD)
         .clamp(YIELD_RANGE.0, YIELD_RANGE.1)
+}
+
+/// Whether the program reading a session's terminal asked for application
+/// cursor keys.
+fn application_cursor_keys(state: &TaskState) -> bool {
+    state
+        .screen
+        .as_ref()
+        .is_some_and(|s| s.screen().application_cursor())
 }
 
 impl Executor {
@@ -207,10 +130,10 @@ impl Executor {
         let (rows, cols) = (rows.clamp(2, 1000), cols.clamp(10, 1000));
         let yield_time = clamp_yield(request.yield_time);
         let (id, shared, terminal, child, contained) = {
-            let mut tasks = inner.tasks.lock().unwrap_or_else(|p| p.into_inner());
+            let mut tasks = inner.lock_tasks();
             make_room(&mut tasks.tasks, inner.config.max_sessions)?;
             tasks.evict_finished(inner.config.max_background_tasks);
-            let id = TaskId(tasks.last_id + 1);
+            let id = tasks.next_id();
             let (child, contained, master) = inner.spawn_in_terminal(
                 &request.command,
                 &cwd,
@@ -218,47 +141,22 @@ impl Executor {
                 (rows, cols),
                 request.unconfined,
             )?;
-            tasks.last_id = id.0;
-            let master = crate::sys::watch_terminal(master)
+            let terminal = Terminal::open(master, request.command.clone(), cwd)
                 .map_err(|e| ExecError::io(ErrorKind::Spawn, "could not watch the terminal", e))?;
+            let terminal = Arc::new(terminal);
             let contained = Arc::new(contained);
-            let spill = Spill::new(
-                inner.spill_dir.join(format!("{id}.log")),
-                inner.config.max_output_bytes,
-                inner.config.spill_cap_bytes,
+            let screen = vt100::Parser::new(
+                std::num::NonZeroU16::new(rows).unwrap_or(std::num::NonZeroU16::MIN),
+                std::num::NonZeroU16::new(cols).unwrap_or(std::num::NonZeroU16::MIN),
+                0,
             );
-            let (changed, _) = watch::channel(0);
-            let shared = Arc::new(TaskShared {
-                state: Mutex::new(TaskState {
-                    log: TaskLog::new(inner.config.max_output_bytes, spill, true),
-                    status: None,
-                    screen: Some(vt100::Parser::new(
-                        std::num::NonZeroU16::new(rows).unwrap_or(std::num::NonZeroU16::MIN),
-                        std::num::NonZeroU16::new(cols).unwrap_or(std::num::NonZeroU16::MIN),
-                        0,
-                    )),
-                    notice: None,
-                }),
-                changed,
-                contained: Mutex::new(Some(Arc::clone(&contained))),
-            });
-            let terminal = Arc::new(Terminal {
-                master,
-                command: request.command.clone(),
-                cwd,
-                usage: Mutex::new(Usage {
-                    last_used: Instant::now(),
-                    busy: 1,
-                }),
-                writing: tokio::sync::Mutex::new(()),
-            });
-            tasks.tasks.insert(
-                id.0,
-                Task {
-                    owner: agent.map(str::to_string),
-                    shared: Arc::clone(&shared),
-                    terminal: Some(Arc::clone(&terminal)),
-                },
+            let shared = tasks.register(
+                id,
+                agent,
+                inner.task_log(id, true),
+                Some(screen),
+                &contained,
+                Some(Arc::clone(&terminal)),
             );
             (id, shared, terminal, child, contained)
         };
@@ -325,14 +223,14 @@ impl Executor {
         yield_time: Option<Duration>,
         cancel: &CancellationToken,
     ) -> Result<String, ExecError> {
-        let (id, shared, terminal) = self.inner.lookup_task(session_id, agent)?;
+        let (id, shared, terminal) = self.inner.lock_tasks().lookup(session_id, agent)?;
         let Some(terminal) = terminal else {
             return Err(ExecError::new(
                 ErrorKind::NoInput,
                 format!("task {id} has no terminal (started without tty: true); it takes no input"),
             ));
         };
-        let application_cursor = Terminal::application_cursor(&shared.lock());
+        let application_cursor = application_cursor_keys(&shared.lock());
         let encoded = keys::encode(input, application_cursor)?;
         if shared.lock().status.is_some() {
             return Err(ExecError::new(
@@ -344,10 +242,7 @@ impl Executor {
         let deadline = Instant::now() + clamp_yield(yield_time);
         let mut changes = shared.changed.subscribe();
         changes.borrow_and_update();
-        let written = {
-            let _one_writer = terminal.writing.lock().await;
-            terminal.write(&encoded.bytes, deadline).await
-        };
+        let written = terminal.write(&encoded.bytes, deadline).await;
         let result = match written {
             Ok(written) => {
                 let waited = wait_quiet(
@@ -397,7 +292,7 @@ impl Executor {
         agent: Option<&str>,
         wait: Option<Duration>,
     ) -> Result<String, ExecError> {
-        let (id, shared, terminal) = self.inner.lookup_task(session_id, agent)?;
+        let (id, shared, terminal) = self.inner.lock_tasks().lookup(session_id, agent)?;
         let Some(terminal) = terminal else {
             return Err(ExecError::new(
                 ErrorKind::NoInput,
@@ -464,10 +359,11 @@ pub enum InputCheck {
 impl Executor {
     /// How a permission check should see `input` for session `session_id`.
     pub fn input_check(&self, session_id: &str, agent: Option<&str>, input: &str) -> InputCheck {
-        let Ok((_, shared, Some(terminal))) = self.inner.lookup_task(session_id, agent) else {
+        let Ok((_, shared, Some(terminal))) = self.inner.lock_tasks().lookup(session_id, agent)
+        else {
             return InputCheck::Unknown;
         };
-        let application_cursor = Terminal::application_cursor(&shared.lock());
+        let application_cursor = application_cursor_keys(&shared.lock());
         let Ok(encoded) = keys::encode(input, application_cursor) else {
             return InputCheck::Unknown;
         };
@@ -512,8 +408,8 @@ fn make_room(
     let idle = live
         .iter()
         .filter_map(|(id, t)| {
-            let usage = t.terminal.as_ref()?.usage.lock().ok()?;
-            (usage.busy == 0).then_some((usage.last_used, **id, Arc::clone(&t.shared)))
+            let used = t.terminal.as_ref()?.idle_since()?;
+            Some((used, **id, Arc::clone(&t.shared)))
         })
         .min_by_key(|(used, id, _)| (*used, *id));
     let Some((_, id, shared)) = idle else {
@@ -558,72 +454,4 @@ async fn wait_quiet(
             _ = tokio::time::sleep_until(until) => return Ok(()),
         }
     }
-}
-
-/// Drives a session: pumps the terminal into the log and the screen,
-/// enforces its lifetime, and when its shell exits kills what is left and
-/// records the status.
-async fn monitor(
-    shared: Arc<TaskShared>,
-    contained: Arc<Contained>,
-    mut child: Proc,
-    terminal: Arc<Terminal>,
-    timeout: Option<Duration>,
-    grace: Duration,
-) {
-    let mut buf = ReadBuf::new();
-    let mut eof = false;
-    // The next timer: when to send SIGTERM, then when to kill.
-    let mut timer = timeout.map(|t| (Instant::now() + t, false));
-    let status = loop {
-        let alarm = timer.map(|(at, _)| at);
-        tokio::select! {
-            waited = child.wait() => break waited,
-            read = terminal.read(buf.space()), if !eof => match read {
-                // EIO: every slave end is closed.
-                Ok(0) | Err(_) => eof = true,
-                Ok(n) => shared.append(buf.filled(n)),
-            },
-            _ = tokio::time::sleep_until(alarm.unwrap_or_else(Instant::now)), if alarm.is_some() => {
-                match timer {
-                    Some((_, false)) => {
-                        if let Some(t) = timeout {
-                            shared.lock().notice = Some(format!("[timed out after {}ms]", t.as_millis()));
-                        }
-                        contained.signal_all(crate::sys::SIGTERM);
-                        timer = Some((Instant::now() + grace, true));
-                    }
-                    _ => {
-                        contained.kill_all();
-                        timer = None;
-                    }
-                }
-            }
-        }
-    };
-    if !contained.is_empty() {
-        contained.kill_and_wait(KILL_WAIT).await;
-    }
-    if !eof {
-        let drain = async {
-            loop {
-                match terminal.read(buf.space()).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => shared.append(buf.filled(n)),
-                }
-            }
-        };
-        let _ = tokio::time::timeout(DRAIN_LIMIT, drain).await;
-    }
-    let exit = match status {
-        Ok(status) => Exit::from_status(status),
-        Err(_) => Exit::Signal(crate::sys::signal_name(crate::sys::SIGKILL)),
-    };
-    shared.finish(exit);
-    shared
-        .contained
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take();
-    drop(contained);
 }

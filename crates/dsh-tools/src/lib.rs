@@ -143,6 +143,7 @@ mod content;
 mod definition;
 mod error;
 mod execution;
+mod import;
 mod middleware;
 mod presentation;
 mod provider;
@@ -164,6 +165,7 @@ pub use execution::{
     ToolErrorInfo, ToolExecution, ToolExecutionResult, ToolOutput, ToolProgress,
 };
 pub use futures::future::BoxFuture;
+pub use import::{ImportedSchema, SchemaImportError, SchemaImportErrorKind};
 pub use middleware::{
     FnMiddleware, Middleware, MiddlewareFuture, MiddlewareResult, Next, NextFuture, SyncMiddleware,
 };
@@ -174,10 +176,7 @@ pub use provider::{tool_declaration, ToolFormat, UnknownToolFormat};
 pub use registry::{
     MiddlewareHandle, RegistryChange, ToolHandle, ToolRegistry, DEFAULT_BATCH_CONCURRENCY,
 };
-pub use schema::{
-    Dialect, ImportedSchema, NumberBound, SchemaImportError, SchemaImportErrorKind, SchemaProp,
-    SchemaSpec, SchemaType, UnknownDialect,
-};
+pub use schema::{Dialect, NumberBound, SchemaProp, SchemaSpec, SchemaType, UnknownDialect};
 pub use timeout::TimeoutMiddleware;
 pub use validate::{parse_arguments, Violation, ViolationKind};
 
