@@ -733,6 +733,73 @@ const SUBSCRIPT_COMMANDS: &[&str] = &[
     "wait",
 ];
 
+/// Builtins that change how the shell reads or runs the rest of the line
+/// (globbing, options, history, completion hooks, integer and reference
+/// variables), or that run a string: the analysis does not model what
+/// follows them.
+fn builtin_changes_the_shell(base: &str, args: &[Arg]) -> Option<&'static str> {
+    let option = |a: &Arg| a.value.starts_with(['-', '+']) && a.value.len() > 1;
+    let flags = |letters: &[char]| {
+        args.iter()
+            .take_while(|a| option(a))
+            .any(|a| a.value[1..].contains(letters))
+    };
+    match base {
+        "shopt" if args.iter().any(|a| !a.literal || matches!(a.value.as_str(), "-s" | "-u" | "-o") || a.value.starts_with("-s") || a.value.starts_with("-u")) => {
+            Some("shopt changes how the shell expands globs or runs commands")
+        }
+        "set" => {
+            // Options scripts set for their own safety; anything else
+            // (allexport, keyword, history, noglob, …) changes how the
+            // rest of the line runs.
+            const SAFE: &[&str] = &[
+                "-e", "+e", "-u", "+u", "-x", "+x", "-v", "+v", "-eu", "-ue", "-ex", "-xe", "-eux",
+                "-euo", "-eo", "-uo", "-o", "+o",
+            ];
+            const SAFE_NAMES: &[&str] = &["errexit", "nounset", "xtrace", "verbose", "pipefail"];
+            let mut words = args.iter();
+            while let Some(a) = words.next() {
+                if !a.literal {
+                    return Some("set with a word the analysis cannot see");
+                }
+                let v = a.value.as_str();
+                if v == "--" || v == "-" || !option(a) {
+                    // Positional parameters: values arithmetic could run.
+                    return Some("set gives the positional parameters values");
+                }
+                if !SAFE.contains(&v) {
+                    return Some("set changes how the shell expands words or runs commands");
+                }
+                if v.ends_with('o') {
+                    match words.next() {
+                        Some(n) if n.literal && SAFE_NAMES.contains(&n.value.as_str()) => {}
+                        Some(_) => {
+                            return Some("set -o changes how the shell expands words or runs commands")
+                        }
+                        None => {}
+                    }
+                }
+            }
+            None
+        }
+        "history" if args.iter().any(|a| !a.literal || option(a)) => {
+            Some("history with an option changes or expands the shell's history")
+        }
+        "fc" => Some("fc runs commands from the shell's history"),
+        "compgen" | "complete" | "bind" => {
+            Some("it installs or runs completion and key-binding commands")
+        }
+        "mapfile" | "readarray" if flags(&['C']) => Some("mapfile -C runs a callback"),
+        "declare" | "typeset" | "local" | "readonly" | "export" if flags(&['n', 'i']) => {
+            Some("a reference or integer variable evaluates or redirects what is assigned to it")
+        }
+        "let" if args.iter().any(|a| !a.literal || expands_unseen_value(&a.raw)) => {
+            Some("let evaluates a value the analysis cannot see as arithmetic, which can run code stored in it")
+        }
+        _ => None,
+    }
+}
+
 /// `printf -v NAME` (or `-vNAME`) with a dangerous or non-literal NAME.
 fn printf_sets_dangerous_variable(args: &[Arg]) -> bool {
     let mut i = 0;
@@ -995,10 +1062,20 @@ impl Analyzer {
                 self.redirect_list(redirects.as_ref(), src);
             }
             ast::Command::Function(def) => {
-                // A function runs wherever it is called from.
+                // A function can take the name of any command (`ls() { rm
+                // …; }`), and runs wherever and however often it is
+                // called: the line is not analysable. Its body is still
+                // walked, for deny and ask rules only.
+                let name = def.fname.value.clone();
+                self.opaque(
+                    &format!("{name}() {{ … }}"),
+                    "it defines a function, which can replace any command and runs wherever it is called",
+                );
                 let dirs = self.dirs.take();
+                self.maybe += 1;
                 self.compound(&def.body.0, src);
                 self.redirect_list(def.body.1.as_ref(), src);
+                self.maybe -= 1;
                 self.dirs = dirs;
             }
             ast::Command::ExtendedTest(test, redirects) => {
@@ -1050,6 +1127,14 @@ impl Analyzer {
             C::BraceGroup(b) => self.list(&b.list, src),
             C::Subshell(s) => self.list(&s.list, src),
             C::ForClause(f) => {
+                if shell_variable_is_risky(&f.variable_name)
+                    || is_startup_variable(&f.variable_name)
+                {
+                    self.opaque(
+                        &format!("for {} in …", f.variable_name),
+                        "the loop sets a variable that changes what later commands run or where they read",
+                    );
+                }
                 let mut dynamic = false;
                 for w in f.values.iter().flatten() {
                     let arg = self.word(&w.value);
@@ -1140,6 +1225,14 @@ impl Analyzer {
                     self.word(&b.value);
                     self.subscript_code(&a.value);
                     self.subscript_code(&b.value);
+                    if is_arithmetic_test(op)
+                        && (expands_unseen_value(&a.value) || expands_unseen_value(&b.value))
+                    {
+                        self.opaque(
+                            &format!("[[ {} … {} ]]", a.value, b.value),
+                            "an arithmetic comparison evaluates a value the analysis cannot see, which can run code stored in it",
+                        );
+                    }
                     if is_arithmetic_test(op) {
                         // `-eq` and friends evaluate both sides as arithmetic.
                         for w in [&a.value, &b.value] {
@@ -1559,6 +1652,10 @@ impl Analyzer {
             self.opaque_command(&written, &argv, start, why);
             return;
         }
+        if let Some(why) = builtin_changes_the_shell(&base, &inner[1..]) {
+            self.opaque_command(&written, &argv, start, why);
+            return;
+        }
         if let Some(why) = &understood.runs {
             self.opaque_command(&written, &argv, start, why);
             return;
@@ -1624,25 +1721,21 @@ impl Analyzer {
                 let args = &inner[1..];
                 if let Some(first) = args.first() {
                     if !first.value.starts_with('-') && args.len() >= 2 {
+                        // It runs later (after every command, for DEBUG),
+                        // wherever the shell is then: what it does to the
+                        // rest of the line is not followed.
                         if first.literal {
-                            // It runs later, wherever the shell is then.
                             let dirs = self.dirs.take();
-                            self.script(&first.value);
+                            self.maybe_script(&first.value);
                             self.dirs = dirs;
-                            precise = true;
-                            if !privileged {
-                                allow = None;
-                            }
-                            read_only = !privileged;
-                        } else {
-                            self.opaque_command(
-                                &written,
-                                &argv,
-                                start,
-                                "trap with code that is not literal",
-                            );
-                            return;
                         }
+                        self.opaque_command(
+                            &written,
+                            &argv,
+                            start,
+                            "trap sets code that runs later, around the rest of the line",
+                        );
+                        return;
                     }
                 }
             }
@@ -1662,7 +1755,12 @@ impl Analyzer {
             "tee" if !privileged => allow = None,
             // Inside another program's string, a `cd` moves nothing here.
             "cd" | "pushd" | "popd" if self.maybe == 0 => {
-                let target = cd_target(&base, &inner[1..]);
+                // `HOME=/etc cd` goes where the assignment says.
+                let target = if env.is_empty() && start == 0 {
+                    cd_target(&base, &inner[1..])
+                } else {
+                    None
+                };
                 self.change_dir(target);
             }
             "source" | "."
@@ -2305,6 +2403,16 @@ impl Analyzer {
         if !body.contains(['$', '`', '\\']) {
             return Some(body.to_owned());
         }
+        if body.contains("\\\n") {
+            // Bash joins the lines first: `$\<newline>(…)` is a command
+            // substitution the parser of the body does not see.
+            self.opaque(
+                body,
+                "a backslash-newline in an expanding here-document can join text into a substitution",
+            );
+            self.maybe_script(&body.replace("\\\n", ""));
+            return None;
+        }
         if !self.afford(body) || !self.enter(body) {
             return None;
         }
@@ -2330,6 +2438,14 @@ impl Analyzer {
     fn arithmetic(&mut self, expr: &str) {
         if names_a_variable(expr) {
             self.note_evaluation(expr);
+        }
+        if expands_unseen_value(expr) {
+            // Bash evaluates the expanded text again: a value holding
+            // `a[$(…)]` runs that command.
+            self.opaque(
+                expr,
+                "arithmetic over a value the analysis cannot see (a substitution or an expansion) can run code stored in it",
+            );
         }
         if expr.contains('[') && expr.contains(['$', '`', '\\']) {
             self.opaque(expr, "an array subscript in arithmetic can run code");
@@ -2367,6 +2483,16 @@ impl Analyzer {
         }
         if !inner.contains(['$', '`']) {
             return;
+        }
+        if inner.contains("$(") || inner.contains('`') || arithmetic_part_expands(inner) {
+            // An offset or subscript is arithmetic over the substituted
+            // text; other operators are walked, but how bash splits and
+            // quotes inside `${…}` is not modelled closely enough to vouch
+            // for what a substitution there makes.
+            self.opaque(
+                text,
+                "a parameter expansion holds a substitution, or arithmetic over a value the analysis cannot see",
+            );
         }
         if !self.afford(inner) || !self.enter(text) {
             return;
@@ -2569,6 +2695,39 @@ fn plain_arithmetic(span: &str, keyword: &str, exprs: &[&str]) -> bool {
     let parsed: Vec<&str> = exprs.iter().copied().filter(|e| !e.is_empty()).collect();
     let written: Vec<&str> = pieces.iter().copied().filter(|e| !e.is_empty()).collect();
     pieces.len() == 3 && parsed == written
+}
+
+/// Whether text that bash evaluates as arithmetic expands something
+/// whose value the analysis cannot see: a substitution, or a parameter
+/// other than the ones that always hold a number (`$?`, `$#`, `$$`, `$!`).
+fn expands_unseen_value(text: &str) -> bool {
+    if text.contains('`') {
+        return true;
+    }
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        c == b'$' && !matches!(b.get(i + 1), Some(b'?' | b'#' | b'$' | b'!'))
+    })
+}
+
+/// Whether the offset, length or subscript of `${…}` (the text inside
+/// the braces) expands a value: bash evaluates it as arithmetic.
+fn arithmetic_part_expands(inner: &str) -> bool {
+    let name_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'#' || *b == b'!')
+        .count();
+    let rest = &inner[name_len..];
+    if let Some(sub) = rest.strip_prefix('[') {
+        let sub = sub.split(']').next().unwrap_or(sub);
+        if expands_unseen_value(sub) {
+            return true;
+        }
+    }
+    match rest.strip_prefix(':') {
+        Some(r) if !r.starts_with(['-', '=', '?', '+']) => expands_unseen_value(r),
+        _ => false,
+    }
 }
 
 /// `-eq`, `-ne`, `-lt`, `-le`, `-gt`, `-ge`: both sides are arithmetic.
