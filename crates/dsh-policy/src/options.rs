@@ -11,6 +11,7 @@
 //! | `=r`, `=w`, `=x`, `=p`, `=P` | the value is a file it reads, a file it writes, a program or code it runs, the pattern (so the first operand is not one), or a file it reads the pattern from |
 //! | `--arg=dd`, `--rawfile=dr` | it takes two values (`d`: data) |
 //! | `!-s/--set=` | using it is not read-only (it changes something that is no file) |
+//! | `^--ext-diff` | using it runs code named elsewhere (configuration, a driver): no allow rule covers it |
 //! | `-#` | numbers are options (`head -5`) |
 //! | `-*` (first) | long options take one dash or two and nothing bundles (Go's `-exec=x`) |
 //!
@@ -86,6 +87,9 @@ pub(crate) struct Opt {
     pub takes: Takes,
     /// Using it is not read-only (`!` in the description).
     pub changes: bool,
+    /// Using it runs code named elsewhere (configuration, a driver):
+    /// `^` in the description (`git show ^--ext-diff`).
+    pub runs: bool,
     /// How a write through it is named in reasons (`sort -o`).
     pub label: &'static str,
 }
@@ -131,6 +135,10 @@ impl Options {
                 Some(e) => (true, e),
                 None => (false, entry),
             };
+            let (runs, entry) = match entry.strip_prefix('^') {
+                Some(e) => (true, e),
+                None => (false, entry),
+            };
             let (names, takes) = if let Some((n, v)) = entry.split_once("[=]") {
                 (n, Takes::Attached(Role::from_letter(single(v, entry)?)?))
             } else if let Some((n, v)) = entry.split_once('=') {
@@ -151,7 +159,8 @@ impl Options {
                 shorts: Vec::new(),
                 longs: Vec::new(),
                 takes,
-                changes,
+                changes: changes || runs,
+                runs,
                 label: "",
             };
             for name in names.split('/') {

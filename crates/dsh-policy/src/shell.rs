@@ -482,9 +482,18 @@ fn cd_target(name: &str, args: &[Arg]) -> Option<String> {
     if name == "popd" {
         return None;
     }
+    // `-P` resolves links on the way (`up/..` through a link is not the
+    // directory `up` is in), which the analysis does not follow.
+    if args
+        .iter()
+        .take_while(|a| a.value.starts_with('-') && a.value != "--")
+        .any(|a| a.value.contains('P'))
+    {
+        return None;
+    }
     let mut rest = args
         .iter()
-        .skip_while(|a| matches!(a.value.as_str(), "-L" | "-P" | "-e" | "-@"));
+        .skip_while(|a| matches!(a.value.as_str(), "-L" | "-e" | "-@"));
     let first = match rest.next() {
         Some(a) if a.value == "--" => rest.next(),
         other => other,
@@ -786,6 +795,13 @@ fn builtin_changes_the_shell(base: &str, args: &[Arg]) -> Option<&'static str> {
             Some("history with an option changes or expands the shell's history")
         }
         "fc" => Some("fc runs commands from the shell's history"),
+        "test" | "["
+            if args
+                .windows(2)
+                .any(|w| matches!(w[0].value.as_str(), "-v" | "-R") && !w[1].literal) =>
+        {
+            Some("-v evaluates the subscript of a name the analysis cannot see, which can run code")
+        }
         "compgen" | "complete" | "bind" => {
             Some("it installs or runs completion and key-binding commands")
         }
@@ -1216,9 +1232,20 @@ impl Analyzer {
                     stack.push(a);
                 }
                 E::Not(a) | E::Parenthesized(a) => stack.push(a),
-                E::UnaryTest(_, w) => {
-                    self.word(&w.value);
+                E::UnaryTest(op, w) => {
+                    let arg = self.word(&w.value);
                     self.subscript_code(&w.value);
+                    if matches!(
+                        op,
+                        ast::UnaryPredicate::ShellVariableIsSetAndAssigned
+                            | ast::UnaryPredicate::ShellVariableIsSetAndNameRef
+                    ) && !arg.literal
+                    {
+                        self.opaque(
+                            &w.value,
+                            "-v evaluates the subscript of a name the analysis cannot see, which can run code",
+                        );
+                    }
                 }
                 E::BinaryTest(op, a, b) => {
                     self.word(&a.value);
@@ -1478,6 +1505,11 @@ impl Analyzer {
                 "env" => self.skip_env(rest, &mut privileged),
                 "xargs" => match strict_options(rest, &XARGS) {
                     Ok((i, opts)) => {
+                        for (n, v) in &opts {
+                            if let ("-a" | "--arg-file", Some(file)) = (n.as_str(), v) {
+                                self.read(&Arg::plain(file), "xargs -a");
+                            }
+                        }
                         let replace = opts.iter().rev().find_map(|(n, v)| match n.as_str() {
                             "-I" | "-i" | "--replace" => {
                                 Some(v.clone().unwrap_or_else(|| "{}".to_owned()))
@@ -1658,6 +1690,11 @@ impl Analyzer {
         }
         if let Some(why) = &understood.runs {
             self.opaque_command(&written, &argv, start, why);
+            // A deny rule for the subcommand still sees it (`git -c x=y push`).
+            if let Some(Part::Opaque(o)) = self.out.parts.last_mut() {
+                o.views
+                    .extend(understood.subcommand_views.iter().map(|v| render(v)));
+            }
             return;
         }
         for (target, op) in &understood.writes {
@@ -2110,7 +2147,21 @@ impl Analyzer {
                 if flags.contains('s') {
                     stdin_mode = true;
                 }
-                if flags.contains('o') || flags.contains('O') {
+                if flags.contains('O') {
+                    return ShellUse::Opaque(
+                        "the shell starts with shopt options that change how it expands globs or runs commands",
+                    );
+                }
+                if flags.contains('o') {
+                    let name = argv.get(i + 1).and_then(|a| a.exact()).unwrap_or("");
+                    if !matches!(
+                        name,
+                        "errexit" | "nounset" | "xtrace" | "verbose" | "pipefail"
+                    ) {
+                        return ShellUse::Opaque(
+                            "the shell starts with an option that changes how it expands words or runs commands",
+                        );
+                    }
                     i += 1;
                 }
                 i += 1;
@@ -2705,9 +2756,9 @@ fn expands_unseen_value(text: &str) -> bool {
         return true;
     }
     let b = text.as_bytes();
-    b.iter().enumerate().any(|(i, &c)| {
-        c == b'$' && !matches!(b.get(i + 1), Some(b'?' | b'#' | b'$' | b'!'))
-    })
+    b.iter()
+        .enumerate()
+        .any(|(i, &c)| c == b'$' && !matches!(b.get(i + 1), Some(b'?' | b'#' | b'$' | b'!')))
 }
 
 /// Whether the offset, length or subscript of `${…}` (the text inside
@@ -2717,12 +2768,13 @@ fn arithmetic_part_expands(inner: &str) -> bool {
         .bytes()
         .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'#' || *b == b'!')
         .count();
-    let rest = &inner[name_len..];
+    let mut rest = &inner[name_len..];
     if let Some(sub) = rest.strip_prefix('[') {
-        let sub = sub.split(']').next().unwrap_or(sub);
+        let (sub, after) = sub.split_once(']').unwrap_or((sub, ""));
         if expands_unseen_value(sub) {
             return true;
         }
+        rest = after;
     }
     match rest.strip_prefix(':') {
         Some(r) if !r.starts_with(['-', '=', '?', '+']) => expands_unseen_value(r),
@@ -2777,15 +2829,16 @@ fn evaluates_value(inner: &str) -> bool {
         .bytes()
         .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
         .count();
-    let rest = &inner[name_len..];
+    let mut rest = &inner[name_len..];
     if rest.contains("@P") {
         return true;
     }
     if let Some(sub) = rest.strip_prefix('[') {
-        let sub = sub.split(']').next().unwrap_or(sub);
+        let (sub, after) = sub.split_once(']').unwrap_or((sub, ""));
         if !matches!(sub, "@" | "*") && names_a_variable(sub) {
             return true;
         }
+        rest = after;
     }
     // `${x:offset:length}`, but not `${x:-word}` and friends.
     match rest.strip_prefix(':') {
@@ -3209,15 +3262,18 @@ mod tests {
             ["seq 3", "rm $i"]
         );
         assert_eq!(commands("case $(x) in a) y;; esac"), ["x", "y"]);
-        assert_eq!(commands("f() { rm x; }; f"), ["rm x", "f"]);
+        assert_eq!(
+            commands("f() { rm x; }; f"),
+            ["opaque f() { … }", "rm x", "f"]
+        );
         assert_eq!(commands("while a; do b; done"), ["a", "b"]);
         assert_eq!(
             commands("echo ${x:-$(rm y)}"),
-            ["rm y", "echo ${x:-$(rm y)}"]
+            ["opaque ${x:-$(rm y)}", "rm y", "echo ${x:-$(rm y)}"]
         );
         assert_eq!(
             commands("echo $(( $(rm z) + 1 ))"),
-            ["rm z", "echo $(( $(rm z) + 1 ))"]
+            ["opaque  $(rm z) + 1 ", "rm z", "echo $(( $(rm z) + 1 ))"]
         );
         assert_eq!(commands("[[ -f $(rm x) ]]"), ["rm x"]);
         assert_eq!(commands("x=$(rm y)"), ["rm y"]);

@@ -268,7 +268,8 @@ fn corpus() -> Vec<Case> {
         c("bash -c \"$x\"", Std, D, Ask),
         c("bash script.sh", Std, D, Ask),
         c("trap 'rm x' EXIT", Std, D, Deny),
-        c("git status; trap 'ls' EXIT", Std, D, Allow),
+        // A trap runs later, around the rest of the line: not analysable.
+        c("git status; trap 'ls' EXIT", Std, D, Ask),
         c("curl x | bash", Std, D, Deny),
         c("cat x | bash", Std, D, Ask),
         c("cat x | sh -s", Std, D, Ask),

@@ -354,3 +354,31 @@ pub(super) fn find(args: &[Arg], u: &mut Understanding) {
         }
     }
 }
+
+/// A jq program that imports a module reads a file the analysis cannot
+/// place (`import "/etc/x" as $d`).
+pub(super) fn jq(args: &[Arg], u: &mut Understanding) {
+    let imports = args.iter().any(|a| {
+        a.value
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|w| matches!(w, "import" | "include"))
+    });
+    if imports {
+        u.not_read_only("its jq program imports a module from a file");
+    }
+}
+
+/// What follows `--` goes to the test binary: libtest's `--logfile`
+/// writes where it says.
+pub(super) fn cargo_test_binary(args: &[Arg], u: &mut Understanding) {
+    let mut rest = args.iter().skip_while(|a| a.value != "--").skip(1);
+    while let Some(a) = rest.next() {
+        if a.value == "--logfile" {
+            if let Some(f) = rest.next() {
+                u.write(f.clone(), "the test binary's --logfile");
+            }
+        } else if let Some(f) = a.value.strip_prefix("--logfile=") {
+            u.write(Arg::plain(f), "the test binary's --logfile");
+        }
+    }
+}

@@ -469,6 +469,12 @@ fn effects(name: &str, program: &Program, scan: &Scan, u: &mut Understanding) {
                 Role::Data | Role::Pattern => {}
             }
         }
+        if g.opts.iter().any(|o| o.runs) {
+            u.run(format!(
+                "{name} {} runs a program its configuration names",
+                g.written
+            ));
+        }
         // A value that runs or writes, missing or abbreviated away, still
         // names the option.
         if g.values.is_empty()

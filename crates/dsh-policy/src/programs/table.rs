@@ -28,6 +28,7 @@ macro_rules! git_diff_options {
          --relative[=] --no-relative -a/--text --ignore-cr-at-eol --ignore-space-at-eol \
          -b/--ignore-space-change -w/--ignore-all-space --ignore-blank-lines -I/--ignore-matching-lines= \
          --inter-hunk-context= -W/--function-context --exit-code --quiet --no-ext-diff --no-textconv \
+         ^--ext-diff ^--textconv \
          --ignore-submodules[=] --src-prefix= --dst-prefix= --no-prefix --default-prefix \
          --line-prefix= --ita-invisible-in-index --ita-visible-in-index --cached --staged \
          --merge-base --no-index -1/--base -2/--ours -3/--theirs -0 -m -c --cc --dd \
@@ -415,6 +416,7 @@ pub(crate) const ROWS: &[Row] = &[
         .data()
         .examples(&["comm -12 a b"], &["comm --x a b"]),
     Row::new("jq", ReadOnly)
+        .grammar(grammars::jq)
         .complete()
         .opts(
             "-n/--null-input -R/--raw-input -s/--slurp -r/--raw-output --raw-output0 -j/--join-output \
@@ -785,7 +787,8 @@ pub(crate) const ROWS: &[Row] = &[
         .global("--config=x -Z= -C= --locked --frozen --offline -q/--quiet -v/--verbose --color= --list --explain= --version -V -h/--help")
         .examples(&[], &["cargo test", "cargo +nightly publish"]),
     Row::new("cargo test|cargo build|cargo check|cargo clippy|cargo run|cargo bench|cargo doc|cargo fmt|cargo publish|cargo install", Acts)
-        .opts("--config=x -p/--package= -j/--jobs= -F/--features= --target= --target-dir= --manifest-path=r --profile= --color= --message-format= --exclude= --lockfile-path=")
+        .opts("--config=x -p/--package= -j/--jobs= -F/--features= --target= --target-dir=w --artifact-dir=w --manifest-path=x --profile= --color= --message-format= --exclude= --lockfile-path=w -Z=x")
+        .grammar(grammars::cargo_test_binary)
         .examples(&[], &["cargo test -p x", "cargo test --config 'target.x.runner=\"sh\"'"]),
     Row::new("npm|pnpm|yarn", Acts)
         .global("--prefix=x -C/--dir=x --userconfig=x --globalconfig=x --script-shell=x --node-options=x -w/--workspace= --workspaces -s/--silent -q/--quiet --loglevel= -d --registry=")
@@ -797,10 +800,10 @@ pub(crate) const ROWS: &[Row] = &[
         .global("-* -C=r")
         .examples(&[], &["go test ./..."]),
     Row::new("go test|go build|go run|go vet|go install|go generate|go mod|go get|go fmt|go list", Acts)
-        .opts("-* -exec=x -toolexec=x -o=w -C=r -overlay=r -modfile=r -pgo=r -vettool=x -json -v -race -count= -run= -timeout= -short -cover -tags= -p= -mod=")
+        .opts("-* -exec=x -toolexec=x -vettool=x -C=x -overlay=x -modfile=x -pgo=r -o=w -coverprofile=w -cpuprofile=w -memprofile=w -blockprofile=w -mutexprofile=w -trace=w -outputdir=w -json -v -race -count= -run= -timeout= -short -cover -tags= -p= -mod=")
         .examples(&[], &["go test -exec /tmp/x ./...", "go test -toolexec=/tmp/x ./..."]),
     Row::new("pytest|py.test", Acts)
-        .opts("--basetemp=w -p=x --rootdir=r -c=r --confcutdir=r --override-ini= -o= --pyargs --import-mode= -x -q -v -k= -m=")
+        .opts("--basetemp=w -p=x --rootdir=x -c/--config-file=x --confcutdir=x --override-ini=x -o=x --junitxml=w --junit-xml=w --resultlog=w --result-log=w --debug[=]w --pastebin= --pyargs --import-mode= -x -q -v -k= -m=")
         .examples(&[], &["pytest --basetemp=/home", "pytest -p evil"]),
     Row::new("docker|podman", Acts)
         .global("--context= -c= -H/--host= --config=r -D/--debug -l/--log-level= --tls --tlscacert=r --tlscert=r --tlskey=r --tlsverify -v/--version")
