@@ -116,7 +116,13 @@
 //! ## Claude Code itself
 //!
 //! [`pre_tool_use_answer`] (the `dsh hook pre-tool-use` command) answers
-//! Claude Code's own `PreToolUse` input from our shell-aware policy.
+//! Claude Code's own `PreToolUse` input from our shell-aware policy. Its
+//! `allow` skips Claude Code's own prompt with nothing of ours confining
+//! what then runs, so it answers `allow` only where the user's explicit
+//! allow rules cover the whole call; deny and ask rules, the mode's
+//! refusals and commands it cannot analyse are answered; everything else
+//! (what only the mode allows or asks about, tools the policy does not
+//! model that no rule names) is left to Claude Code by answering nothing.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -140,9 +140,14 @@ pub enum HookSubcommand {
     /// {"hookSpecificOutput": {"permissionDecision": "allow|deny|ask", ...}}
     /// decided by the shell-aware policy of the settings Claude Code reads
     /// (found from the input's "cwd" unless --cwd is given), in the input's
-    /// permission_mode unless --mode is given. Prints nothing when only the
-    /// mode would ask, so Claude Code decides as usual. Input it cannot read
-    /// exits 2, which blocks the call.
+    /// permission_mode unless --mode is given. An allow skips Claude Code's
+    /// own prompt, so it answers allow only where explicit allow rules
+    /// cover the whole call (every part of a command line); deny for a deny
+    /// rule or a mode's refusal; ask for an ask rule or a command it cannot
+    /// analyse. Everything else - what only the mode allows or asks about,
+    /// tools it does not model that no rule names - prints nothing and
+    /// exits 0, so Claude Code decides as usual. Input it cannot read exits
+    /// 2, which blocks the call.
     #[command(verbatim_doc_comment)]
     PreToolUse {
         #[command(flatten)]

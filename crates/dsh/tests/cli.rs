@@ -1005,12 +1005,13 @@ fn hook_pre_tool_use_answers_claude_code_from_the_dsh_policy() {
         )),
         Some(json!("deny"))
     );
+    // A read the mode allows is Claude Code's to allow: silent.
     assert_eq!(
-        decision(&answer(
+        answer(
             "Read",
             json!({"file_path": dir.join("README.md").display().to_string()})
-        )),
-        Some(json!("allow"))
+        ),
+        None
     );
     assert_eq!(
         decision(&answer("Bash", json!({"command": "eval \"$X\""}))),
@@ -1023,6 +1024,91 @@ fn hook_pre_tool_use_answers_claude_code_from_the_dsh_policy() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("tool_name"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What Claude Code's hook prints allows without Claude Code's own prompt,
+/// so the hook allows only what an explicit allow rule of the settings
+/// names, and prints nothing (exit 0) where only our mode would allow.
+#[test]
+fn hook_pre_tool_use_never_widens_claude_code_beyond_the_allow_rules() {
+    let root = std::env::temp_dir().join(format!("dsh-cli-hook-widen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    // Two projects: one without rules, one whose settings allow reading
+    // /etc/shadow and deny rm. Each has its own `.claude`, found from `cwd`.
+    let project = |name: &str, settings: &str| {
+        let dir = root.join(name);
+        std::fs::create_dir_all(dir.join(".claude")).unwrap();
+        std::fs::create_dir_all(dir.join(".git")).unwrap();
+        std::fs::write(dir.join(".claude/settings.json"), settings).unwrap();
+        std::fs::canonicalize(&dir).unwrap()
+    };
+    let bare = project("bare", "{}");
+    let ruled = project(
+        "ruled",
+        r#"{"permissions": {"allow": ["Read(//etc/shadow)"], "deny": ["Bash(rm:*)"]}}"#,
+    );
+    // The hook's stdout and exit code for Claude Code's input, as it sends it.
+    let run = |cwd: &std::path::Path, tool: &str, tool_input: Value| {
+        let input = json!({
+            "session_id": "abc123",
+            "transcript_path": "/home/user/.claude/projects/proj/00893aaf-19fa-41d2-8238-13269b9b3ca0.jsonl",
+            "cwd": cwd.display().to_string(),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": "x"
+        });
+        let out = dsh_with_stdin(&["hook", "pre-tool-use"], &input.to_string());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shadow = json!({"file_path": "/etc/shadow"});
+
+    // Claude Code's own Read outside the working directory: no allow.
+    let read = run(&bare, "Read", shadow.clone());
+    assert_eq!(read, "", "a read-only tool is not allowed by the mode");
+
+    // With the explicit allow rule: allow, naming the rule.
+    let read = json_out_text(&run(&ruled, "Read", shadow));
+    let out = &read["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "PreToolUse");
+    assert_eq!(out["permissionDecision"], "allow");
+    assert!(out["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .contains("Read(//etc/shadow)"));
+
+    // A deny rule: deny, the rule named once.
+    let rm = json_out_text(&run(&ruled, "Bash", json!({"command": "rm -rf x"})));
+    let out = &rm["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "deny");
+    let reason = out["permissionDecisionReason"].as_str().unwrap();
+    assert!(reason.starts_with("dsh: "), "{reason}");
+    assert_eq!(reason.matches("Bash(rm:*)").count(), 1, "{reason}");
+
+    // A read-only command without rules: silent, exit 0, nothing printed.
+    assert_eq!(run(&bare, "Bash", json!({"command": "ls"})), "");
+    // A tool the policy does not model, without rules: silent too.
+    assert_eq!(
+        run(
+            &bare,
+            "WebFetch",
+            json!({"url": "https://example.com", "prompt": "x"})
+        ),
+        ""
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The JSON a command printed, or a failure quoting it.
+fn json_out_text(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}"))
 }
 
 #[test]
