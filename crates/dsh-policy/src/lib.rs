@@ -110,6 +110,29 @@
 //! own part. The same holds inside unanalysable parts: a deny rule sees its
 //! command anywhere in their text.
 //!
+//! **Read-only means understood.** What the policy knows about programs
+//! is one table (`src/programs/table.rs`): a row per program or subcommand
+//! with its options (which take a value; whether the value is data, a file
+//! read, a file written or code run), its operands, the global options
+//! before a subcommand, and examples a test checks against both the
+//! policy and [`is_read_only_command`]. A simple command is read-only only
+//! when its row says the program reads and every option and operand it is
+//! given has a read-only place in the row; an option nobody listed, an
+//! abbreviation, or a program without a row is not read-only. The read-only
+//! verdict, the files a command reads and writes, the options that run code
+//! and the subcommand a deny rule sees (`git -C . push` is `git push`) all
+//! come from the same row.
+//!
+//! **Constructs the walk does not model** make the line unanalysable: a
+//! function definition, `trap`, `shopt -s|-u`, `set` beyond `-e -u -x -v
+//! -o pipefail`, `bash -O`, `history` with options, `fc`, `compgen`,
+//! `complete`, `bind`, `mapfile -C`, `declare -n|-i`, arithmetic over a
+//! value the analysis cannot see (`$(( $(…) ))`, `${x:$(…)}`, `${a[$i]}`,
+//! `[[ $x -eq 1 ]]`, `let "$x"`), `-v` of a name it cannot see, a
+//! substitution inside `${…}`, a backslash-newline in an expanding
+//! here-document, and a `for` loop over a variable that changes what runs.
+//! Their bodies are still walked for deny and ask rules.
+//!
 //! **Options that run code or write files.** An allow rule for a prefix
 //! allows only what the program does without being told to run something
 //! else: options and script arguments that run code (`git -c KEY=…` for any
@@ -313,10 +336,11 @@
 //!   x.sh`, `source x.sh`) cannot be seen into: the reason of every
 //!   decision about them says so. Only a sandbox limits what their code
 //!   does.
-//! * The command table knows the code-running and writing options of the
-//!   programs it lists (git, rg, tar, sed, awk, sort, tree, fd, man, less,
-//!   curl, wget, ssh, scp, rsync, cargo, zip); a prefix allow rule for any
-//!   other program allows whatever its options can make it do.
+//! * The program table knows the code-running and writing options of the
+//!   programs it has rows for (git, rg, tar, sed, awk, sort, tree, fd, man,
+//!   less, curl, wget, ssh, rsync, cargo, go, npm, pytest, zip, …); a prefix
+//!   allow rule for any other program allows whatever its options can make
+//!   it do.
 //! * Values are not known before the command runs: `rm $X` is matched as
 //!   written; `bash` arithmetic can execute code stored in a variable's
 //!   value, which is refused only for values assigned in the same command.
