@@ -380,8 +380,6 @@
 #![deny(missing_docs)]
 
 mod approval;
-mod commands;
-mod files;
 mod middleware;
 mod options;
 mod path;

@@ -237,6 +237,15 @@ pub(crate) struct Given<'o> {
 }
 
 impl Given<'_> {
+    /// Whether any option it may be is a short option in `shorts` or has
+    /// a long name in `longs`.
+    pub(crate) fn is(&self, shorts: &str, longs: &[&str]) -> bool {
+        self.opts.iter().any(|o| {
+            o.shorts.iter().any(|c| shorts.contains(*c))
+                || o.longs.iter().any(|l| longs.contains(l))
+        })
+    }
+
     /// Whether it is known exactly and keeps a program read-only.
     pub(crate) fn is_read_only(&self) -> bool {
         !self.abbreviated && self.opts.len() == 1 && self.opts[0].is_read_only()

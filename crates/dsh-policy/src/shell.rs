@@ -5,8 +5,6 @@
 //! Parsing is brush-parser's (the parser of the brush shell); this module
 //! only walks its syntax tree. Nothing here runs or expands anything.
 
-use crate::commands;
-use crate::files;
 use crate::programs;
 use crate::word::{is_plain_byte, Arg, Dirs, PathWord};
 use brush_parser::ast;
@@ -1697,9 +1695,10 @@ impl Analyzer {
             }
             return;
         }
-        for (target, op) in &understood.writes {
+        // What its options and scripts write, before the command itself.
+        for w in understood.writes.iter().filter(|w| !w.own) {
             read_only = false;
-            self.write(target.clone(), op);
+            self.write_file(w.target.clone(), w.how, w.removes);
         }
         for view in &understood.subcommand_views {
             views.push(render(view));
@@ -1714,7 +1713,7 @@ impl Analyzer {
                     }
                     read_only = !privileged;
                 }
-                ShellUse::File => note = Some(commands::SCRIPT_NOTE),
+                ShellUse::File => note = Some(programs::SCRIPT_NOTE),
                 ShellUse::Opaque(why) => {
                     self.opaque_command(&written, &argv, start, why);
                     return;
@@ -1813,7 +1812,7 @@ impl Analyzer {
                 );
                 return;
             }
-            "source" | "." => note = Some(commands::SCRIPT_NOTE),
+            "source" | "." => note = Some(programs::SCRIPT_NOTE),
             "alias" if inner.iter().skip(1).any(|a| a.value.contains('=')) => {
                 self.opaque_command(
                     &written,
@@ -1880,25 +1879,17 @@ impl Analyzer {
             _ => {}
         }
         if note.is_none() && understood.interpreter {
-            note = Some(commands::INTERPRETER_NOTE);
+            note = Some(programs::INTERPRETER_NOTE);
         }
-        let file_use = if understood.files_known {
-            files::FileUse {
-                reads: understood.reads,
-                ..files::FileUse::default()
-            }
-        } else {
-            files::file_use(&base, &inner[1..])
-        };
         let allow_by = allow.clone();
-        let reads: Vec<PathWord> = file_use.reads.iter().map(PathWord::of).collect();
-        let mut guessed: Vec<String> = file_use
+        let reads: Vec<PathWord> = understood.reads.iter().map(PathWord::of).collect();
+        let mut guessed: Vec<String> = understood
             .maybe_reads
             .iter()
             .filter_map(|a| a.exact().map(str::to_owned))
             .collect();
-        if file_use.unknown {
-            guessed.extend(files::path_like_words(&inner[1..]));
+        if !understood.files_known {
+            guessed.extend(programs::path_like_words(&inner[1..]));
         }
 
         // A program not known to take only data may run what its arguments
@@ -1928,15 +1919,15 @@ impl Analyzer {
             reads,
             guessed,
             dirs: self.dirs.clone(),
-            edits_only: file_use.edits_only && !privileged,
+            edits_only: understood.edits_only && !privileged,
             maybe: false,
             note,
         }));
         // What a file command writes, after the command itself.
-        for (target, op, removes) in file_use.writes {
-            self.write_file(target, op, removes);
-            if let Some(Part::Write(w)) = self.out.parts.last_mut() {
-                w.by.clone_from(&allow_by);
+        for w in understood.writes.into_iter().filter(|w| w.own) {
+            self.write_file(w.target, w.how, w.removes);
+            if let Some(Part::Write(part)) = self.out.parts.last_mut() {
+                part.by.clone_from(&allow_by);
             }
         }
     }

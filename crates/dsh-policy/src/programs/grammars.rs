@@ -1,62 +1,31 @@
-//! The grammars rows name: what a program's options alone cannot say.
-//!
-//! Each adds to what the table derived from the row: `git`'s
-//! configuration and the subcommands whose verdict depends on their first
-//! word (`git stash list`, `git remote show -n`), `find`'s expression, and
-//! the scripts and option forms of `sed`, `awk`, `tar`, `curl`, `wget`,
-//! `ssh`, `less` and `zip`, which the command module parses.
+//! The small grammars rows name: what a program's options alone cannot
+//! say. The git subcommands whose verdict depends on their first word
+//! (`git stash list`, `git remote show -n`), `find`'s expression, `jq`
+//! imports, what `cargo test -- …` passes to the test binary, `less +!`
+//! and `zip -TT`. Larger grammars have modules of their own (git's
+//! configuration, tar, sed and awk, curl, wget and ssh).
 
 use super::{apply, lookup, Understanding};
-use crate::commands::{self, Effect};
+use crate::options::Scan;
 use crate::word::Arg;
 
-/// Adds what the command module finds a program told to do.
-fn legacy(name: &str, args: &[Arg], u: &mut Understanding) {
-    for effect in commands::effects(name, args) {
-        match effect {
-            Effect::Code(why) => u.run(why),
-            Effect::Write(target, how) => u.write(target, how),
-        }
+/// `less +CMD` runs a less command at start; `!` and `|` among them run a
+/// shell.
+pub(super) fn less(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
+    if args
+        .iter()
+        .any(|a| a.value.starts_with('+') && a.value.contains(['!', '|']))
+    {
+        u.run("less runs a shell command given with +");
     }
 }
 
-pub(super) fn sed(args: &[Arg], u: &mut Understanding) {
-    legacy("sed", args, u);
-}
-
-pub(super) fn awk(args: &[Arg], u: &mut Understanding) {
-    legacy("awk", args, u);
-}
-
-pub(super) fn tar(args: &[Arg], u: &mut Understanding) {
-    legacy("tar", args, u);
-}
-
-pub(super) fn curl(args: &[Arg], u: &mut Understanding) {
-    legacy("curl", args, u);
-}
-
-pub(super) fn wget(args: &[Arg], u: &mut Understanding) {
-    legacy("wget", args, u);
-}
-
-pub(super) fn ssh(args: &[Arg], u: &mut Understanding) {
-    legacy("ssh", args, u);
-}
-
-pub(super) fn less(args: &[Arg], u: &mut Understanding) {
-    legacy("less", args, u);
-}
-
-pub(super) fn zip(args: &[Arg], u: &mut Understanding) {
-    legacy("zip", args, u);
-}
-
-/// `git` before its subcommand: `-c` keys that name programs, options
-/// of any subcommand that run hooks or write (`--upload-pack`,
-/// `--output`), and configuration writes.
-pub(super) fn git(args: &[Arg], u: &mut Understanding) {
-    legacy("git", args, u);
+/// `zip -TT CMD` runs CMD to test the archive (a two-letter option the
+/// row's notation cannot spell).
+pub(super) fn zip(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
+    if args.iter().any(|a| a.value == "-TT") {
+        u.run("zip runs a test command named in an option");
+    }
 }
 
 /// Evaluates `words` against another subcommand's row (`git stash show`
@@ -72,8 +41,8 @@ fn as_row(row: &str, words: &[Arg], u: &mut Understanding) {
         u.not_read_only(inner.why_not.unwrap_or_default());
     }
     u.reads.extend(inner.reads);
-    for (t, how) in inner.writes {
-        u.write(t, how);
+    for w in inner.writes {
+        u.write(w.target, w.how);
     }
     if let Some(why) = inner.runs {
         u.run(why);
@@ -92,7 +61,7 @@ fn given(args: &[Arg], names: &[&str]) -> bool {
 }
 
 /// `git branch` lists unless it is given a name (without a listing option).
-pub(super) fn git_branch(args: &[Arg], u: &mut Understanding) {
+pub(super) fn git_branch(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     let listing = given(
         args,
         &[
@@ -115,7 +84,7 @@ pub(super) fn git_branch(args: &[Arg], u: &mut Understanding) {
 }
 
 /// `git tag` lists unless it is given a name (without `-l`).
-pub(super) fn git_tag(args: &[Arg], u: &mut Understanding) {
+pub(super) fn git_tag(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     if operands(args).next().is_some() && !given(args, &["-l", "--list"]) {
         u.not_read_only("git tag with a name makes a tag");
     }
@@ -123,7 +92,7 @@ pub(super) fn git_tag(args: &[Arg], u: &mut Understanding) {
 
 /// `git remote`, `-v`, `get-url`, and `show -n` (without `-n` it asks
 /// the remote over the network).
-pub(super) fn git_remote(args: &[Arg], u: &mut Understanding) {
+pub(super) fn git_remote(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     let mut words = args
         .iter()
         .skip_while(|a| matches!(a.value.as_str(), "-v" | "--verbose"));
@@ -138,7 +107,7 @@ pub(super) fn git_remote(args: &[Arg], u: &mut Understanding) {
 }
 
 /// `git stash list` and `git stash show`, with log and diff options.
-pub(super) fn git_stash(args: &[Arg], u: &mut Understanding) {
+pub(super) fn git_stash(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     match args.first().map(|a| a.value.as_str()) {
         Some("list") => as_row("git log", &args[1..], u),
         Some("show") => as_row("git diff", &args[1..], u),
@@ -147,7 +116,7 @@ pub(super) fn git_stash(args: &[Arg], u: &mut Understanding) {
 }
 
 /// `git reflog`, `git reflog show` (with log options); not `expire`, `delete`.
-pub(super) fn git_reflog(args: &[Arg], u: &mut Understanding) {
+pub(super) fn git_reflog(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     match args.first().map(|a| a.value.as_str()) {
         None => {}
         Some("show") => as_row("git log", &args[1..], u),
@@ -157,7 +126,7 @@ pub(super) fn git_reflog(args: &[Arg], u: &mut Understanding) {
 }
 
 /// `git worktree list` only.
-pub(super) fn git_worktree(args: &[Arg], u: &mut Understanding) {
+pub(super) fn git_worktree(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     let mut words = args.iter().map(|a| a.value.as_str());
     if words.next() != Some("list")
         || !words.all(|w| matches!(w, "--porcelain" | "-v" | "--verbose" | "-z"))
@@ -167,7 +136,7 @@ pub(super) fn git_worktree(args: &[Arg], u: &mut Understanding) {
 }
 
 /// `git config` that only gets or lists.
-pub(super) fn git_config(args: &[Arg], u: &mut Understanding) {
+pub(super) fn git_config(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     const READS: &[&str] = &[
         "get",
         "list",
@@ -233,7 +202,7 @@ pub(super) fn git_config(args: &[Arg], u: &mut Understanding) {
 /// `find`'s expression: read-only when every word is a test or action
 /// that only reads and prints (the walker follows `-exec` commands and
 /// records `-delete` and `-fprint` writes itself).
-pub(super) fn find(args: &[Arg], u: &mut Understanding) {
+pub(super) fn find(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     /// Tests and actions that read and print; the number is how many
     /// words they take.
     const PRIMARIES: &[(&str, usize)] = &[
@@ -357,7 +326,7 @@ pub(super) fn find(args: &[Arg], u: &mut Understanding) {
 
 /// A jq program that imports a module reads a file the analysis cannot
 /// place (`import "/etc/x" as $d`).
-pub(super) fn jq(args: &[Arg], u: &mut Understanding) {
+pub(super) fn jq(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     let imports = args.iter().any(|a| {
         a.value
             .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
@@ -370,7 +339,7 @@ pub(super) fn jq(args: &[Arg], u: &mut Understanding) {
 
 /// What follows `--` goes to the test binary: libtest's `--logfile`
 /// writes where it says.
-pub(super) fn cargo_test_binary(args: &[Arg], u: &mut Understanding) {
+pub(super) fn cargo_test_binary(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     let mut rest = args.iter().skip_while(|a| a.value != "--").skip(1);
     while let Some(a) = rest.next() {
         if a.value == "--logfile" {

@@ -25,8 +25,12 @@
 //! curl, wget, ssh, less) name it in their row ([`Grammar`]); the shell's
 //! own words (wrappers, `find`, `xargs`, `env`, shells) are the walker's.
 
+mod files;
+mod git;
 mod grammars;
+mod net;
 mod table;
+mod tar;
 
 use crate::options::{self, Options, Role, Scan};
 use crate::word::Arg;
@@ -48,8 +52,16 @@ pub(crate) enum Kind {
 }
 
 /// Code for what a row's options cannot say: adds to what the table
-/// derived.
-pub(crate) type Grammar = fn(&[Arg], &mut Understanding);
+/// derived from the words read with the row's options.
+pub(crate) type Grammar = fn(&Scan<'_, '_>, &[Arg], &mut Understanding);
+
+/// The note for a script file.
+pub(crate) const SCRIPT_NOTE: &str =
+    "it runs a script the policy cannot see into; only a sandbox limits what that script does";
+
+/// The note for an interpreter.
+pub(crate) const INTERPRETER_NOTE: &str =
+    "it is an interpreter: the policy cannot see into the code it runs; only a sandbox limits what that code does";
 
 /// One row of the table, as written in [`table`].
 #[derive(Debug, Clone, Copy)]
@@ -73,6 +85,10 @@ pub(crate) struct Row {
     pub any_words: bool,
     /// Its arguments are data, never a command it runs.
     pub data: bool,
+    /// The files it reads and writes are all the row and its grammar say
+    /// (read-only programs, file commands, sed and awk); for any other
+    /// program every word may be a path.
+    pub files: bool,
     /// An operand `@FILE` is a file of more arguments (gcc, binutils).
     pub at_files: bool,
     /// The row lists every option the program has: a word the analysis
@@ -106,6 +122,7 @@ impl Row {
             walks: false,
             any_words: false,
             data: false,
+            files: false,
             at_files: false,
             complete: false,
             strict_bundles: false,
@@ -142,6 +159,12 @@ impl Row {
     }
     pub(crate) const fn data(self) -> Row {
         Row { data: true, ..self }
+    }
+    pub(crate) const fn files(self) -> Row {
+        Row {
+            files: true,
+            ..self
+        }
     }
     pub(crate) const fn at_files(self) -> Row {
         Row {
@@ -280,6 +303,19 @@ pub(crate) fn lookup(name: &str) -> Option<&'static Program> {
     table().get(name).copied()
 }
 
+/// A file a command writes.
+#[derive(Debug, Clone)]
+pub(crate) struct Write {
+    pub target: Arg,
+    /// How (`sort -o`, `rm -r`), for the reason.
+    pub how: &'static str,
+    /// The name is removed (`rm`, `mv`'s source): a link there is not followed.
+    pub removes: bool,
+    /// An operand of a file command (`mkdir build`): a `Bash` allow rule
+    /// for the command covers it, as in Claude Code.
+    pub own: bool,
+}
+
 /// What a simple command does, as far as its row says.
 #[derive(Debug, Default)]
 pub(crate) struct Understanding {
@@ -291,17 +327,22 @@ pub(crate) struct Understanding {
     pub why_not: Option<String>,
     /// Files (or directories) it reads.
     pub reads: Vec<Arg>,
-    /// Files it writes, with how.
-    pub writes: Vec<(Arg, &'static str)>,
+    /// Words that are probably not paths (a sed script) but could name
+    /// one: deny and ask rules look at them.
+    pub maybe_reads: Vec<Arg>,
+    /// Files it writes.
+    pub writes: Vec<Write>,
     /// It runs code the analysis cannot see: unanalysable, for this reason.
     pub runs: Option<String>,
     /// Its arguments are data, never a command it runs.
     pub data: bool,
     /// It is an interpreter.
     pub interpreter: bool,
-    /// Its row reads: the reads above are every file it names (not a
-    /// guess), whether or not this use of it is read-only.
+    /// The reads and writes above are every file it names (not a guess).
     pub files_known: bool,
+    /// It does nothing but its reads and writes (`mkdir`, `cp`, `sed -i`):
+    /// `acceptEdits` allows it when they are.
+    pub edits_only: bool,
     /// The command with the global options before its subcommand left
     /// out (`git push origin` for `git -C . push origin`), each a
     /// candidate when an option's arity is not known: deny and ask rules
@@ -324,13 +365,32 @@ impl Understanding {
         self.not_read_only("it runs other code");
     }
 
+    /// A write its options or script make (`sort -o F`, `sed 'w F'`).
     pub(crate) fn write(&mut self, target: Arg, how: &'static str) {
-        self.writes.push((target, how));
+        self.push_write(target, how, false, false);
+    }
+
+    /// A write of a file command's operand.
+    pub(crate) fn own_write(&mut self, target: Arg, how: &'static str, removes: bool) {
+        self.push_write(target, how, removes, true);
+    }
+
+    fn push_write(&mut self, target: Arg, how: &'static str, removes: bool, own: bool) {
+        // `-` is standard output (`curl -o -`, `wget -O -`).
+        if target.literal && target.value == "-" {
+            return;
+        }
+        self.writes.push(Write {
+            target,
+            how,
+            removes,
+            own,
+        });
         self.not_read_only("it writes a file");
     }
 }
 
-const UNSEEN_ARGUMENT: &str =
+pub(super) const UNSEEN_ARGUMENT: &str =
     "an argument the analysis cannot see could be an option that runs code or writes a file";
 
 /// What `name args…` does by the table (`name` is a basename).
@@ -365,7 +425,7 @@ fn subcommand(name: &str, program: &Program, args: &[Arg], u: &mut Understanding
     }
     u.subcommand_views = views(name, &program.global, args);
     if let Some(grammar) = program.row.grammar {
-        grammar(args, u);
+        grammar(&scan, args, u);
     }
     let Some(sub) = scan.operands.first() else {
         u.not_read_only(format!("{name} without a subcommand"));
@@ -387,7 +447,9 @@ fn subcommand(name: &str, program: &Program, args: &[Arg], u: &mut Understanding
                 u.why_not = inner.why_not;
             }
             u.reads.extend(inner.reads);
+            u.maybe_reads.extend(inner.maybe_reads);
             u.writes.extend(inner.writes);
+            u.edits_only = inner.edits_only;
             if u.runs.is_none() {
                 u.runs = inner.runs;
             }
@@ -491,24 +553,30 @@ fn effects(name: &str, program: &Program, scan: &Scan, u: &mut Understanding) {
 }
 
 /// Applies a row without subcommands (or a subcommand's row).
-fn apply(name: &str, program: &Program, args: &[Arg], u: &mut Understanding) {
+pub(super) fn apply(name: &str, program: &Program, args: &[Arg], u: &mut Understanding) {
     let row = &program.row;
     u.data = row.data;
     u.interpreter = row.kind == Kind::Interpreter;
+    u.files_known = row.kind == Kind::ReadOnly || row.files;
+    let scan = options::scan(args, &program.options, row.permute);
     if row.any_words {
         u.read_only = row.kind == Kind::ReadOnly;
-        u.files_known = row.kind == Kind::ReadOnly;
-        if let Some(grammar) = row.grammar {
-            grammar(args, u);
-        }
-        return;
+    } else {
+        words(name, program, &scan, args, u);
     }
-    let scan = options::scan(args, &program.options, row.permute);
+    if let Some(grammar) = row.grammar {
+        grammar(&scan, args, u);
+    }
+}
+
+/// What the row's options and operands say of the words.
+fn words(name: &str, program: &Program, scan: &Scan, args: &[Arg], u: &mut Understanding) {
+    let row = &program.row;
     u.read_only = row.kind == Kind::ReadOnly;
     if !u.read_only {
         u.why_not = Some(format!("{name} changes things (the program table says so)"));
     }
-    effects(name, program, &scan, u);
+    effects(name, program, scan, u);
     if let Some(g) = scan.options.iter().find(|g| !g.is_read_only()) {
         u.not_read_only(format!(
             "{name} {}: the program table does not list it as a read-only option",
@@ -528,12 +596,8 @@ fn apply(name: &str, program: &Program, args: &[Arg], u: &mut Understanding) {
             .any(|(_, r)| matches!(r, Role::Pattern | Role::PatternFile))
     });
     operands(name, program, &scan.operands, pattern_given, u);
-    if row.walks && !u.reads.iter().any(|_| true) && u.writes.is_empty() {
+    if row.walks && u.reads.is_empty() && u.writes.is_empty() {
         u.reads.push(Arg::plain("."));
-    }
-    u.files_known = row.kind == Kind::ReadOnly;
-    if let Some(grammar) = row.grammar {
-        grammar(args, u);
     }
 }
 
@@ -617,6 +681,45 @@ pub(crate) fn is_read_only(argv: &[Arg]) -> bool {
     }
     let u = understand(name, &argv[1..]);
     u.read_only && u.runs.is_none() && u.writes.is_empty()
+}
+
+/// Every word that may name a path: operands, `--name=value` values, an
+/// attached short-option value with a `/` in it (`-I/usr/include`), and
+/// any word the analysis cannot see.
+fn path_words(args: &[Arg]) -> Vec<Arg> {
+    let mut out = Vec::new();
+    let mut options = true;
+    for a in args {
+        if !a.literal {
+            out.push(a.clone());
+            continue;
+        }
+        let v = a.value.as_str();
+        if options && v == "--" {
+            options = false;
+            continue;
+        }
+        if options && v.len() > 1 && v.starts_with('-') {
+            if let Some((_, value)) = v.strip_prefix("--").and_then(|l| l.split_once('=')) {
+                out.push(Arg::plain(value));
+            } else if !v.starts_with("--") && v.len() > 3 && v[2..].contains('/') {
+                out.push(Arg::plain(&v[2..]));
+            }
+            continue;
+        }
+        if v != "-" {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// The literal words of a program not described here that may be paths.
+pub(crate) fn path_like_words(args: &[Arg]) -> Vec<String> {
+    path_words(args)
+        .into_iter()
+        .filter_map(|a| a.exact().map(str::to_owned))
+        .collect()
 }
 
 /// Every name of a read-only program's row (for the public list).

@@ -8,7 +8,7 @@
 //! the same row gives the files for path rules and refuses code-running
 //! options under allow rules.
 
-use super::{grammars, Kind, Row};
+use super::{files, git, grammars, net, tar, Kind, Row};
 use Kind::{Acts, Edits, Interpreter, ReadOnly};
 
 /// Options of `git diff`, `git log`, `git show` that only choose what to
@@ -557,7 +557,7 @@ pub(crate) const ROWS: &[Row] = &[
              --no-replace-objects !--git-dir= !--work-tree= !--namespace= !--bare !--super-prefix= \
              --no-advice --version --help !--list-cmds= !--attr-source=",
         )
-        .grammar(grammars::git)
+        .grammar(git::git)
         .examples(
             &["git status", "git --no-pager log", "git -C sub status", "git -c color.ui=always log"],
             &["git", "git -c core.pager=x log", "git --git-dir=x log", "git my-alias"],
@@ -731,42 +731,161 @@ pub(crate) const ROWS: &[Row] = &[
         .operands("w*")
         .data()
         .examples(&[], &["tee out", "tee -a log"]),
-    Row::new("mkdir|rmdir|touch|cp|mv|rm|ln|chmod|chown|chgrp|truncate|shred|unlink|install", Edits)
-        .any_words()
-        .examples(&[], &["rm x", "mkdir d", "cp a b"]),
+    Row::new("rm", Edits)
+        .opts("-f/--force -r/--recursive -R -d/--dir -v/--verbose -i -I --one-file-system --preserve-root")
+        .operands("d*")
+        .grammar(files::rm)
+        .data()
+        .files()
+        .examples(&[], &["rm x", "rm -rf x"]),
+    Row::new("rmdir", Edits)
+        .opts("-p/--parents -v/--verbose --ignore-fail-on-non-empty")
+        .operands("d*")
+        .grammar(files::rmdir)
+        .data()
+        .files()
+        .examples(&[], &["rmdir d"]),
+    Row::new("mkdir", Edits)
+        .opts("-p/--parents -v/--verbose -m/--mode=")
+        .operands("d*")
+        .grammar(files::mkdir)
+        .data()
+        .files()
+        .examples(&[], &["mkdir -p a/b"]),
+    Row::new("touch", Edits)
+        .opts("-a -c/--no-create -m -f -d/--date= -t= -r/--reference=r --time=")
+        .operands("d*")
+        .grammar(files::touch)
+        .data()
+        .files()
+        .examples(&[], &["touch f", "touch -r ref f"]),
+    Row::new("cp", Edits)
+        .opts(
+            "-a/--archive -b -d -f/--force -H -i/--interactive -L/--dereference -n/--no-clobber -p \
+             -P/--no-dereference -r/--recursive -R -T/--no-target-directory -u -v/--verbose \
+             -x/--one-file-system -t/--target-directory= -S/--suffix= --backup[=] --preserve[=] \
+             --no-preserve= --parents --remove-destination --strip-trailing-slashes --update[=] \
+             --attributes-only --sparse= --reflink[=] --debug",
+        )
+        .operands("d*")
+        .grammar(files::cp)
+        .data()
+        .files()
+        .examples(&[], &["cp a b", "cp -r a b dest/"]),
+    Row::new("mv", Edits)
+        .opts(
+            "-b -f/--force -i/--interactive -n/--no-clobber -T/--no-target-directory -u -v/--verbose \
+             -t/--target-directory= -S/--suffix= --backup[=] --strip-trailing-slashes --update[=] \
+             --exchange --no-copy --debug",
+        )
+        .operands("d*")
+        .grammar(files::mv)
+        .data()
+        .files()
+        .examples(&[], &["mv a b"]),
+    Row::new("ln|chmod|chown|chgrp|truncate|shred|unlink|install", Acts)
+        .data()
+        .examples(&[], &["ln -s a b", "chmod +x f"]),
     Row::new("sed", Acts)
-        .grammar(grammars::sed)
-        .any_words()
-        .examples(&[], &["sed -n 1p x", "sed -i s/a/b/ f"]),
+        .opts(
+            "-n/--quiet/--silent -e/--expression=p -f/--file=x -i/--in-place[=] -l/--line-length= \
+             -E/-r/--regexp-extended -s/--separate -u/--unbuffered -z/--null-data --posix --debug \
+             --sandbox --follow-symlinks -b/--binary --help --version",
+        )
+        .operands("d*")
+        .grammar(files::sed)
+        .data()
+        .files()
+        .examples(&[], &["sed -n 1p x", "sed -i s/a/b/ f", "sed -f s.sed f"]),
     Row::new("awk|gawk|mawk|nawk", Acts)
-        .grammar(grammars::awk)
-        .any_words()
-        .examples(&[], &["awk 1 x"]),
+        .opts(
+            "-F/--field-separator= -v/--assign= -f/--file=x -e/--source=p -E/--exec=x -i/--include=x \
+             -l/--load=x -I=x -W=x -o/--pretty-print[=]w -p/--profile[=]w -d/--dump-variables[=]w \
+             -D/--debug[=] -L/--lint[=] -b/--characters-as-bytes -c/--traditional -C/--copyright \
+             -g/--gen-pot -h/--help -M/--bignum -N/--use-lc-numeric -n/--non-decimal-data \
+             -O/--optimize -P/--posix -r/--re-interval -s/--no-optimize -S/--sandbox -t/--lint-old \
+             -V/--version",
+        )
+        .operands("d*")
+        .grammar(files::awk)
+        .data()
+        .files()
+        .examples(&[], &["awk 1 x", "awk -f p.awk x"]),
     Row::new("tar", Acts)
-        .grammar(grammars::tar)
+        .grammar(tar::tar)
         .any_words()
         .examples(&[], &["tar -tf a.tar", "tar czf out.tgz d"]),
     // ------------------------------------------------------------ network
     Row::new("curl", Acts)
-        .grammar(grammars::curl)
-        .any_words()
-        .examples(&[], &["curl https://example.invalid"]),
+        .opts(
+            "-s/--silent -S/--show-error -L/--location -f/--fail --fail-with-body -v/--verbose \
+             -i/--include -I/--head -k/--insecure -G/--get -N/--no-buffer --compressed -n/--netrc \
+             -O/--remote-name -J/--remote-header-name --remote-name-all -Z/--parallel -q/--disable \
+             -g/--globoff -4/--ipv4 -6/--ipv6 --http1.1 --http2 -j/--junk-session-cookies \
+             -R/--remote-time --create-dirs -l/--list-only -a/--append -B/--use-ascii \
+             -p/--proxytunnel --raw --tcp-nodelay --no-keepalive --retry-connrefused --ssl \
+             --ssl-reqd -V/--version -h/--help[=] \
+             -o/--output=w -D/--dump-header=w -c/--cookie-jar=w -K/--config=x -b/--cookie= \
+             -d/--data= --data-raw= --data-binary= --data-urlencode= --data-ascii= --json= \
+             -F/--form= --form-string= -H/--header= -u/--user= -x/--proxy= -X/--request= \
+             -e/--referer= -E/--cert=r --key=r --cacert=r --capath=r -A/--user-agent= \
+             -m/--max-time= --connect-timeout= --retry= --retry-delay= --retry-max-time= \
+             -T/--upload-file=r -w/--write-out= --output-dir=w --trace=w --trace-ascii=w \
+             --libcurl=w --stderr=w --etag-save=w --etag-compare=r --hsts=w --alt-svc=w --url= \
+             --resolve= --connect-to= -r/--range= --limit-rate= --max-filesize= \
+             --oauth2-bearer= -y/--speed-time= -Y/--speed-limit= -z/--time-cond= \
+             -C/--continue-at= -Q/--quote= -t/--telnet-option= -P/--ftp-port= -U/--proxy-user= \
+             --interface= --dns-servers= --local-port= --max-redirs= --noproxy= --proto= \
+             --proto-redir= --variable=",
+        )
+        .operands("d*")
+        .grammar(net::curl)
+        .data()
+        .examples(&[], &["curl https://example.invalid", "curl -o out https://x"]),
     Row::new("wget", Acts)
-        .grammar(grammars::wget)
-        .any_words()
+        .opts(
+            "-O/--output-document=w -o/--output-file=w -a/--append-output=w -e/--execute=x \
+             --config=x --use-askpass=x -i/--input-file=r -B/--base= -T/--timeout= -t/--tries= \
+             -w/--wait= -Q/--quota= -U/--user-agent= --user= --password= --header= --post-data= \
+             --post-file=r --body-data= --body-file=r --method= -P/--directory-prefix=w \
+             --load-cookies=r --save-cookies=w -l/--level= -A/--accept= -R/--reject= \
+             -D/--domains= --limit-rate= -n= -q/--quiet -v/--verbose -c/--continue \
+             -N/--timestamping -r/--recursive -m/--mirror -k/--convert-links \
+             -p/--page-requisites -S/--server-response --spider -x/--force-directories \
+             --no-check-certificate -b/--background -h/--help -V/--version",
+        )
+        .operands("d*")
+        .grammar(net::wget)
+        .data()
         .examples(&[], &["wget https://example.invalid"]),
-    Row::new("ssh|scp|sftp", Acts)
-        .grammar(grammars::ssh)
+    Row::new("ssh", Acts)
+        .opts(
+            "-B= -b= -c= -D= -E=w -e= -F=x -I= -i=r -J= -L= -l= -m= -O= -o= -p= -Q= -R= -S= -W= -w= \
+             -4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -y",
+        )
+        .no_permute()
+        .grammar(net::ssh)
         .examples(&[], &["ssh host ls"]),
+    Row::new("scp|sftp", Acts)
+        .opts(
+            "-S=x -F=x -i=r -o= -P= -l= -c= -J= -D= -X= -b=r -B= -R= -s= \
+             -3 -4 -6 -A -C -O -p -q -r -T -v -N -a -f",
+        )
+        .grammar(net::ssh)
+        .examples(&[], &["scp a host:b"]),
     Row::new("rsync", Acts)
         .opts("-e/--rsh=x --rsync-path=x")
         .examples(&[], &["rsync -a a b:"]),
     // ------------------------------------------------------------ pagers, manuals
     Row::new("less|more", Acts)
+        .opts(
+            "-b= -h= -j= -k=x -o=w -O=w -p= -P= -t= -T=r -x= -y= -z= --log-file=w --LOG-FILE=w \
+             --lesskey-file=x --tag= --tag-file=r --prompt= --pattern= --shift= --tabs= \
+             --max-back-scroll= --max-forw-scroll= --window= --jump-target=",
+        )
         .grammar(grammars::less)
         .data()
-        .any_words()
-        .examples(&[], &["less f"]),
+        .examples(&[], &["less f", "less +!id f"]),
     Row::new("man", Acts)
         .opts("-P/--pager=x -H/--html[=]x --browser=x -C/--config-file=r")
         .data()
@@ -776,9 +895,16 @@ pub(crate) const ROWS: &[Row] = &[
         .examples(&[], &["info ls"]),
     // ------------------------------------------------------------ archives
     Row::new("zip", Acts)
+        .opts("--unzip-command=x -b= -n= -t= -x= -i= -P= -O=w --out=w")
+        .operands("w r*")
         .grammar(grammars::zip)
         .data()
         .examples(&[], &["zip a.zip f"]),
+    Row::new("source|.", Acts)
+        .operands("r d*")
+        .no_permute()
+        .files()
+        .examples(&[], &["source x.sh"]),
     Row::new("gzip|gunzip|zcat|bzip2|xz|unzip", Acts)
         .data()
         .examples(&[], &["gzip f"]),

@@ -172,3 +172,169 @@ fn multi_word_rules_see_through_global_options() {
         "the command as written is its own view"
     );
 }
+
+fn args(words: &[&str]) -> Vec<Arg> {
+    words.iter().map(|w| Arg::plain(w)).collect()
+}
+
+fn code(name: &str, words: &[&str]) -> bool {
+    understand(name, &args(words)).runs.is_some()
+}
+
+fn writes(name: &str, words: &[&str]) -> Vec<String> {
+    understand(name, &args(words))
+        .writes
+        .into_iter()
+        .map(|w| w.target.value)
+        .collect()
+}
+
+fn use_of(name: &str, words: &[&str]) -> Understanding {
+    understand(name, &args(words))
+}
+
+#[test]
+fn options_that_run_code() {
+    for (name, words) in [
+        ("git", &["-c", "core.pager=sh -c id", "log"][..]),
+        ("git", &["-c", "alias.x=!rm -rf ~", "x"]),
+        ("git", &["--config-env=core.pager=X", "log"]),
+        ("git", &["fetch", "--upload-pack=touch /tmp/x", "origin"]),
+        ("git", &["push", "--rec=evil", "origin"]),
+        ("git", &["rebase", "-x", "rm x", "HEAD~2"]),
+        ("git", &["grep", "-Oless", "x"]),
+        ("git", &["bisect", "run", "rm", "x"]),
+        ("git", &["submodule", "foreach", "rm x"]),
+        ("git", &["clone", "--template=/tmp/t", "url"]),
+        ("git", &["clone", "-c", "core.fsmonitor=id", "url"]),
+        ("rg", &["--pre", "sh", "x"]),
+        ("rg", &["--pre=sh", "x"]),
+        ("rg", &["--hostname-bin", "id", "x"]),
+        ("tar", &["-cf", "x.tar", "--checkpoint-action=exec=id", "."]),
+        ("tar", &["--to-command=sh", "-xf", "x.tar"]),
+        ("tar", &["-I", "sh -c id", "-xf", "x.tar"]),
+        ("tar", &["--use-comp=id", "-xf", "x"]),
+        ("sed", &["1e id", "f"]),
+        ("sed", &["-n", "-e", "s/x/id/e", "f"]),
+        ("sed", &["-f", "script.sed", "f"]),
+        ("awk", &["BEGIN{system(\"id\")}"]),
+        ("awk", &["-f", "prog.awk", "x"]),
+        ("sort", &["--compress-program=sh", "x"]),
+        ("fd", &["-x", "rm"]),
+        ("fd", &["-Hx", "rm"]),
+        ("fd", &["--exec-batch", "rm"]),
+        ("man", &["-P", "sh -c id", "ls"]),
+        ("less", &["+!id", "f"]),
+        ("ssh", &["-o", "ProxyCommand=sh -c id", "host"]),
+        ("ssh", &["-oLocalCommand=id", "host"]),
+        ("ssh", &["-F", "cfg", "host"]),
+        ("rsync", &["-e", "sh -c id", "a", "b:"]),
+        ("rsync", &["--rsync-path=id", "a", "b:"]),
+        ("cargo", &["test", "--config", "target.x.runner='sh'"]),
+        ("curl", &["-K", "cfg", "url"]),
+        ("wget", &["-e", "x=y", "url"]),
+        ("zip", &["-T", "--unzip-command", "sh", "a.zip", "f"]),
+    ] {
+        assert!(code(name, words), "{name} {words:?}");
+    }
+}
+
+#[test]
+fn options_that_write() {
+    assert_eq!(writes("git", &["log", "--output=out.txt"]), ["out.txt"]);
+    assert_eq!(writes("git", &["diff", "--out", "o"]), ["o"]);
+    assert_eq!(
+        writes("git", &["format-patch", "-o", "dir", "HEAD~1"]),
+        ["dir"]
+    );
+    assert_eq!(
+        writes("git", &["config", "core.pager", "less"]),
+        [".git/config"]
+    );
+    assert_eq!(
+        writes("git", &["config", "--file", "f", "--add", "a.b", "c"]),
+        ["f"]
+    );
+    assert_eq!(writes("tree", &["-ao", "out"]), ["out"]);
+    assert_eq!(writes("tree", &["-aoout"]), ["out"]);
+    assert_eq!(writes("sort", &["-no", "out", "in"]), ["out"]);
+    assert_eq!(writes("sort", &["--outp=out", "in"]), ["out"]);
+    assert_eq!(writes("sed", &["-i", "s/a/b/", "f1", "f2"]), ["f1", "f2"]);
+    assert_eq!(writes("sed", &["-ni.bak", "s/a/b/p", "f"]), ["f"]);
+    assert_eq!(writes("sed", &["w out", "f"]), ["out"]);
+    assert_eq!(writes("tar", &["czf", "out.tgz", "dir"]), ["out.tgz"]);
+    assert_eq!(writes("tar", &["-c", "-f", "out.tar", "dir"]), ["out.tar"]);
+    assert_eq!(writes("tar", &["--create", "--file=o.tar", "d"]), ["o.tar"]);
+    assert_eq!(writes("tar", &["xzf", "a.tgz", "-C", "dest"]), ["dest"]);
+    assert_eq!(writes("curl", &["-o", "page.html", "url"]), ["page.html"]);
+    assert_eq!(writes("awk", &["{print > \"out\"}", "f"]), ["out"]);
+}
+
+#[test]
+fn everyday_forms_do_nothing_more() {
+    for (name, words) in [
+        ("git", &["log", "--oneline", "-n", "5"][..]),
+        ("git", &["-c", "color.ui=always", "log"]),
+        ("git", &["commit", "-m", "rm old files"]),
+        ("git", &["config", "--get", "user.name"]),
+        ("git", &["config", "user.name"]),
+        ("git", &["grep", "-n", "x"]),
+        ("git", &["rebase", "-i", "HEAD~2"]),
+        ("rg", &["-n", "--pre-glob", "*.gz", "foo"]),
+        ("rg", &["--pretty", "foo"]),
+        ("tar", &["tzf", "a.tgz"]),
+        ("tar", &["-tvf", "a.tar"]),
+        ("sed", &["-n", "s/a/b/p", "f"]),
+        ("sed", &["s/we/ew/g", "f"]),
+        ("awk", &["{print $1}", "f"]),
+        ("awk", &["-F:", "$3 > 100", "/etc/passwd"]),
+        ("sort", &["-n", "-k2", "f"]),
+        ("tree", &["-a", "-L", "2"]),
+        ("fd", &["-e", "rs", "x"]),
+        ("ssh", &["-o", "StrictHostKeyChecking=no", "host", "ls"]),
+        ("curl", &["-s", "-H", "Accept: x", "url"]),
+        ("curl", &["-o", "-", "url"]),
+        ("cargo", &["test", "-p", "x"]),
+    ] {
+        let u = crate::programs::understand(name, &args(words));
+        assert!(
+            u.runs.is_none() && u.writes.is_empty(),
+            "{name} {words:?}: {u:?}"
+        );
+    }
+}
+
+#[test]
+fn data_commands() {
+    let data = |name: &str, words: &[&str]| understand(name, &args(words)).data;
+    assert!(data("echo", &["rm", "x"]));
+    assert!(data("git", &["commit", "-m", "rm x"]));
+    assert!(data("git", &["-C", "d", "rm", "x"]));
+    assert!(!data("git", &["bisect", "run", "rm", "x"]));
+    assert!(!data("git", &["my-alias"]));
+    assert!(!data("flock", &["l", "rm", "x"]));
+}
+
+#[test]
+fn file_commands() {
+    let cp = use_of("cp", &["-r", "a", "b", "dest/"]);
+    assert!(cp.edits_only);
+    let r: Vec<_> = cp.reads.iter().map(|a| a.value.as_str()).collect();
+    assert_eq!(r, ["a", "b"]);
+    assert_eq!(cp.writes[0].target.value, "dest/");
+    let cp = use_of("cp", &["-t", "d", "a"]);
+    assert_eq!(cp.writes[0].target.value, "d");
+    assert!(
+        !use_of("cp", &["-s", "a", "b"]).edits_only,
+        "symlinks are not copies"
+    );
+    assert!(!use_of("rm", &["--no-preserve-root", "-rf", "/"]).edits_only);
+    let rm = use_of("rm", &["-rf", "x"]);
+    assert_eq!((rm.writes[0].how, rm.writes[0].removes), ("rm -r", true));
+    let mv = use_of("mv", &["a", "b"]);
+    assert_eq!(mv.writes.len(), 2);
+    assert!(use_of("touch", &["-r", "ref", "f"]).reads[0].value == "ref");
+    assert!(use_of("mkdir", &["-p", "-m", "755", "a/b"]).edits_only);
+    assert!(use_of("sed", &["-i", "s/a/b/", "f"]).edits_only);
+    assert!(!use_of("sed", &["s/a/b/", "f"]).edits_only);
+}

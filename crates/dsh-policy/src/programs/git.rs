@@ -1,0 +1,202 @@
+//! git's own grammar: what its configuration and the options of any
+//! subcommand make it run or write. The subcommands' options (what is
+//! read-only) are rows of the table.
+
+use super::{Understanding, UNSEEN_ARGUMENT};
+use crate::options::{may_be_option, Scan};
+use crate::word::Arg;
+
+/// Global options that take the next word as their value.
+const GLOBAL_VALUED: &[&str] = &[
+    "git-dir",
+    "work-tree",
+    "namespace",
+    "config-env",
+    "super-prefix",
+    "list-cmds",
+    "attr-source",
+];
+
+/// Whether `written` (a long option name as given) may stand for `name`.
+fn abbreviates(written: &str, name: &str) -> bool {
+    !written.is_empty() && name.starts_with(written)
+}
+
+/// `git -c` keys that name no program.
+fn git_key_is_safe(key: &str, value: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let section = key.split('.').next().unwrap_or("");
+    matches!(section, "color" | "advice" | "i18n" | "column")
+        || matches!(
+            key.as_str(),
+            "core.quotepath"
+                | "user.name"
+                | "user.email"
+                | "init.defaultbranch"
+                | "log.date"
+                | "log.decorate"
+                | "core.abbrev"
+                | "diff.noprefix"
+                | "diff.mnemonicprefix"
+                | "diff.renames"
+                | "commit.gpgsign"
+                | "tag.gpgsign"
+                | "pull.rebase"
+                | "pull.ff"
+                | "merge.ff"
+                | "core.autocrlf"
+                | "core.filemode"
+                | "status.short"
+                | "log.showsignature"
+        ) && !(key.ends_with("gpgsign") && value != "false")
+        || (section == "pager" && matches!(value, "true" | "false"))
+}
+
+/// What git is told to run or write by its options, whatever the
+/// subcommand: `-c` keys that name programs, `--exec-path`, options of
+/// any subcommand that name a program or hook (`--upload-pack`,
+/// `--exec`, `--template`), `--output` writes and configuration writes.
+pub(super) fn git(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
+    if args.iter().any(may_be_option) {
+        return u.run(UNSEEN_ARGUMENT);
+    }
+    // Global options, before the subcommand.
+    let mut i = 0;
+    while i < args.len() {
+        let v = args[i].value.as_str();
+        if v == "-c" || v == "--config-env" || v.starts_with("--config-env=") {
+            let setting = if v == "-c" || v == "--config-env" {
+                args.get(i + 1).map(|a| a.value.as_str()).unwrap_or("")
+            } else {
+                &v["--config-env=".len()..]
+            };
+            let (key, value) = setting.split_once('=').unwrap_or((setting, "true"));
+            if v.starts_with("--config-env") || !git_key_is_safe(key, value) {
+                return u.run("git -c sets configuration that can name a program to run (pager, editor, ssh command, alias, hook path, …)");
+            }
+            i += if v.contains('=') { 1 } else { 2 };
+            continue;
+        }
+        if v.starts_with("--exec-path=") || v.starts_with("--ex") && v.contains('=') {
+            return u.run("git --exec-path runs git commands from another directory");
+        }
+        if matches!(v, "-C")
+            || GLOBAL_VALUED
+                .iter()
+                .any(|n| v.strip_prefix("--") == Some(*n))
+        {
+            i += 2;
+            continue;
+        }
+        if v.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    let Some(sub) = args.get(i).map(|a| a.value.as_str()) else {
+        return;
+    };
+    let rest = &args[i + 1..];
+    let mut runs = |why: &'static str| u.run(why);
+    match sub {
+        "bisect" if rest.first().is_some_and(|a| a.value == "run") => {
+            return runs("git bisect run runs a command");
+        }
+        "submodule" if rest.iter().any(|a| a.value == "foreach") => {
+            return runs("git submodule foreach runs shell code");
+        }
+        "filter-branch" | "difftool" | "mergetool" => {
+            return runs("this git command runs programs named in its options or configuration");
+        }
+        _ => {}
+    }
+    let mut writes = Vec::new();
+    for (k, a) in rest.iter().enumerate() {
+        let v = a.value.as_str();
+        if v == "--" {
+            break;
+        }
+        let (name, attached) = match v.strip_prefix("--") {
+            Some(long) => match long.split_once('=') {
+                Some((n, val)) => (n, Some(val)),
+                None => (long, None),
+            },
+            None => ("", None),
+        };
+        let next = || rest.get(k + 1).map(|a| a.value.as_str());
+        let long_is =
+            |names: &[&str]| !name.is_empty() && names.iter().any(|n| abbreviates(name, n));
+        if long_is(&[
+            "upload-pack",
+            "receive-pack",
+            "exec",
+            "template",
+            "open-files-in-pager",
+            "extcmd",
+        ]) || (sub == "clone" && (long_is(&["config"]) || v == "-c" || v == "-u"))
+            || (matches!(sub, "fetch" | "pull" | "ls-remote") && v == "-u")
+            || (sub == "rebase"
+                && (v == "-x" || (v.starts_with('-') && !v.starts_with("--") && v.contains('x'))))
+            || (sub == "grep" && v.starts_with('-') && !v.starts_with("--") && v.contains('O'))
+        {
+            return runs("a git option names a program or hook to run");
+        }
+        if long_is(&["output", "output-directory"])
+            || (sub == "format-patch" && v == "-o")
+            || (sub == "archive" && v == "-o")
+        {
+            let target = attached.or_else(next).unwrap_or("");
+            writes.push(Arg::plain(target));
+        }
+    }
+    for w in writes {
+        u.write(w, "git --output");
+    }
+    if sub == "config" {
+        if let Some(w) = config_write(rest) {
+            u.write(w, "git config");
+        }
+    }
+}
+
+/// `git config` that sets a value writes a configuration file (which can
+/// name programs later git commands run).
+fn config_write(rest: &[Arg]) -> Option<Arg> {
+    let mut file = ".git/config".to_owned();
+    let mut operands = 0;
+    let mut reading = false;
+    let mut writing = false;
+    let mut k = 0;
+    while k < rest.len() {
+        let v = rest[k].value.as_str();
+        match v {
+            "--global" => file = "~/.gitconfig".into(),
+            "--system" => file = "/etc/gitconfig".into(),
+            "-f" | "--file" => {
+                file = rest.get(k + 1).map(|a| a.value.clone()).unwrap_or_default();
+                k += 1;
+            }
+            "get" | "list" | "--get" | "--get-all" | "--get-regexp" | "--get-urlmatch"
+            | "--list" | "-l" | "--show-origin" | "--show-scope" | "--name-only" | "get-color"
+            | "--get-color" => {
+                reading |= v.starts_with("--get")
+                    || matches!(v, "get" | "list" | "--list" | "-l" | "get-color");
+            }
+            "set" | "unset" | "rename-section" | "remove-section" | "edit" | "--add"
+            | "--replace-all" | "--unset" | "--unset-all" | "--rename-section"
+            | "--remove-section" | "--edit" | "-e" => writing = true,
+            _ if v.starts_with("--file=") => file = v["--file=".len()..].to_owned(),
+            _ if v.starts_with('-') => {}
+            _ => operands += 1,
+        }
+        k += 1;
+    }
+    (writing || (!reading && operands >= 2)).then(|| {
+        if file.starts_with("~/") {
+            Arg::unknown(&file)
+        } else {
+            Arg::plain(&file)
+        }
+    })
+}
