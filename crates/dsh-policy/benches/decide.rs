@@ -1,7 +1,8 @@
 //! Decisions per second for realistic commands with 50 rules loaded, and
 //! the worst shapes of command line known (wrapper chains, many parts, long
-//! words against star rules, nesting) at the 1 MiB input limit and at the
-//! largest size still analysed in full.
+//! words against star rules, nesting, deep paths, repeated globs) at the
+//! 1 MiB input limit and at the largest size still analysed in full, in a
+//! real project directory.
 //!
 //! Run twice: with `Bash` and `Edit` rules on a working directory that does
 //! not exist, and with `Read` deny, ask and allow rules added on a real
@@ -233,7 +234,8 @@ fn worst_inputs() -> Vec<(String, String, dsh_policy::Decision)> {
 }
 
 fn worst_shapes(c: &mut Criterion) {
-    let policy = PermissionPolicy::new(shapes::rules(), Mode::Default, "/work/proj");
+    let project = shapes::Project::new();
+    let policy = project.policy();
     let mut group = c.benchmark_group("worst shapes");
     for (name, command, _) in worst_inputs() {
         let args = json!({ "command": command });
@@ -247,7 +249,8 @@ fn worst_shapes(c: &mut Criterion) {
 /// Time (the median of five) and peak memory of each worst shape.
 fn report_worst_shapes() {
     const TIME_TARGET: Duration = Duration::from_millis(100);
-    let policy = PermissionPolicy::new(shapes::rules(), Mode::Default, "/work/proj");
+    let project = shapes::Project::new();
+    let policy = project.policy();
     let (mut slowest, mut largest) = ((Duration::ZERO, String::new()), (0, String::new()));
     for (name, command, expect) in worst_inputs() {
         let mut times = Vec::new();

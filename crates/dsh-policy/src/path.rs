@@ -140,8 +140,7 @@ impl PathPattern {
                 more.splice(0..0, buf);
                 &more
             };
-            // A pattern naming a directory covers what is inside it.
-            (0..=names.len()).any(|n| segments_match(&self.segments, &names[..n]))
+            covers(&self.segments, names)
         };
         match self.kind {
             Anchor::Literal => self.raw == *path,
@@ -195,20 +194,42 @@ impl PartialEq for PathPattern {
     }
 }
 
-/// Matches path segments where `**` spans any number of segments.
-fn segments_match<P: AsRef<str>, N: AsRef<str>>(pattern: &[P], names: &[N]) -> bool {
-    // Iterative backtracking over `**` positions (like wildcard matching).
+/// Whether `names` or one of the directories above it matches `pattern`
+/// (where `**` spans any number of names): as in a `.gitignore`, a pattern
+/// naming a directory covers what is inside it.
+///
+/// That is `pattern` with a `**` after it, matched greedily: each `**` is
+/// tried at one start after another, and only the last `**` seen is ever
+/// gone back to, since a later `**` can take whatever names an earlier one
+/// would have taken. Every step moves the pattern on within one attempt or
+/// starts the next attempt one name further, so the work is at most the
+/// names times the pattern's segments: linear in the depth of the path for
+/// `**/.env` and `**/a/**/b` alike. (Matching every directory above the
+/// path on its own, each match backtracking over it, was quadratic: a path
+/// 40 000 names deep took seconds.)
+fn covers<P: AsRef<str>, N: AsRef<str>>(pattern: &[P], names: &[N]) -> bool {
     let (mut p, mut n) = (0usize, 0usize);
+    // The last `**`: its index, and where its current attempt starts.
     let mut star: Option<(usize, usize)> = None;
-    let is_globstar = |p: usize| pattern.get(p).is_some_and(|s| s.as_ref() == "**");
-    while n < names.len() {
-        if is_globstar(p) {
+    loop {
+        let Some(seg) = pattern.get(p).map(AsRef::as_ref) else {
+            // The rest of the path is inside what matched.
+            return true;
+        };
+        if seg == "**" {
             star = Some((p, n));
             p += 1;
-        } else if p < pattern.len() && segment_match(pattern[p].as_ref(), names[n].as_ref()) {
+            continue;
+        }
+        let Some(name) = names.get(n) else {
+            // A `**` taking more names leaves fewer for this segment.
+            return false;
+        };
+        if segment_match(seg, name.as_ref()) {
             p += 1;
             n += 1;
         } else if let Some((sp, sn)) = star {
+            // The `**` takes one more name (`sn` ≤ `n`, a name here).
             p = sp + 1;
             n = sn + 1;
             star = Some((sp, sn + 1));
@@ -216,10 +237,6 @@ fn segments_match<P: AsRef<str>, N: AsRef<str>>(pattern: &[P], names: &[N]) -> b
             return false;
         }
     }
-    while is_globstar(p) {
-        p += 1;
-    }
-    p == pattern.len()
 }
 
 /// Matches one segment: `*` any run of characters, `?` one character.
@@ -463,6 +480,127 @@ mod tests {
         assert!(m("//a/?.txt", "/a/b.txt"));
         assert!(!m("//a/?.txt", "/a/bc.txt"));
         assert!(m("**/.env", "/work/proj/sub/x/.env"));
+    }
+
+    /// Whether `pattern` matches exactly `names`, by trying every split at
+    /// every `**`: slow, and plainly what the pattern means.
+    fn reference(pattern: &[&str], names: &[&str]) -> bool {
+        match pattern.split_first() {
+            None => names.is_empty(),
+            Some((&"**", rest)) => (0..=names.len()).any(|k| reference(rest, &names[k..])),
+            Some((seg, rest)) => names
+                .split_first()
+                .is_some_and(|(name, names)| segment_match(seg, name) && reference(rest, names)),
+        }
+    }
+
+    /// What `covers` means: the path or a directory above it matches.
+    fn reference_covers(pattern: &[&str], names: &[&str]) -> bool {
+        (0..=names.len()).any(|n| reference(pattern, &names[..n]))
+    }
+
+    /// The matcher before `covers`: every directory above the path matched
+    /// on its own, each by backtracking to the last `**`.
+    fn old_covers(pattern: &[&str], names: &[&str]) -> bool {
+        let segments_match = |names: &[&str]| {
+            let (mut p, mut n) = (0usize, 0usize);
+            let mut star: Option<(usize, usize)> = None;
+            let is_globstar = |p: usize| pattern.get(p).is_some_and(|s| *s == "**");
+            while n < names.len() {
+                if is_globstar(p) {
+                    star = Some((p, n));
+                    p += 1;
+                } else if p < pattern.len() && segment_match(pattern[p], names[n]) {
+                    p += 1;
+                    n += 1;
+                } else if let Some((sp, sn)) = star {
+                    p = sp + 1;
+                    n = sn + 1;
+                    star = Some((sp, sn + 1));
+                } else {
+                    return false;
+                }
+            }
+            while is_globstar(p) {
+                p += 1;
+            }
+            p == pattern.len()
+        };
+        (0..=names.len()).any(|n| segments_match(&names[..n]))
+    }
+
+    const SEGMENTS: &[&str] = &["**", "*", "a", "b", "?", "a*", "*b", ".env", "é?"];
+    const NAMES: &[&str] = &["a", "b", "ab", "ba", ".env", "aa", "éa", "é"];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn covers_is_the_reference_and_the_old_matcher(
+            pattern in proptest::collection::vec(proptest::sample::select(SEGMENTS), 0..7),
+            names in proptest::collection::vec(proptest::sample::select(NAMES), 0..12),
+        ) {
+            let want = reference_covers(&pattern, &names);
+            proptest::prop_assert_eq!(covers(&pattern, &names), want);
+            proptest::prop_assert_eq!(old_covers(&pattern, &names), want);
+            // And through the pattern's own parsing, for every anchor.
+            if !pattern.is_empty() {
+                let rest = pattern.join("/");
+                let path = format!("/work/proj/sub/{}", names.join("/"));
+                let path = path.trim_end_matches('/');
+                proptest::prop_assert_eq!(m(&format!("//work/proj/sub/{rest}"), path), want);
+                proptest::prop_assert_eq!(m(&format!("./{rest}"), path), want);
+                proptest::prop_assert_eq!(m(&format!("/sub/{rest}"), path), want);
+            }
+        }
+    }
+
+    #[test]
+    fn covers_examples() {
+        let yes: &[(&str, &str)] = &[
+            ("**/.env", ".env"),
+            ("**/.env", "a/b/.env"),
+            ("**/.env", "a/.env/b"),
+            ("**/a/**/b", "a/b"),
+            ("**/a/**/b", "x/a/y/z/b/c"),
+            ("a/**", "a"),
+            ("**", ""),
+            ("*", "x/y"),
+            ("a/**/b/**/c", "a/b/c"),
+        ];
+        let no: &[(&str, &str)] = &[
+            ("**/.env", ""),
+            ("**/.env", "a/.envrc"),
+            ("**/a/**/b", "b/a"),
+            ("a/*/b", "a/b"),
+            ("a/**/b/**/c", "a/c/b"),
+        ];
+        let split = |s: &'static str| -> Vec<&'static str> {
+            s.split('/').filter(|s| !s.is_empty()).collect()
+        };
+        for (pattern, names) in yes {
+            assert!(covers(&split(pattern), &split(names)), "{pattern} {names}");
+        }
+        for (pattern, names) in no {
+            assert!(!covers(&split(pattern), &split(names)), "{pattern} {names}");
+        }
+    }
+
+    #[test]
+    fn deep_paths() {
+        // Past the 64 names `matches` keeps without allocating, and deep.
+        for depth in [63, 64, 65, 200_000] {
+            let deep = "a/".repeat(depth);
+            assert!(m("**/.env", &format!("/work/proj/sub/{deep}.env")));
+            assert!(m("**/.env", &format!("/work/proj/sub/{deep}.env/x")));
+            assert!(!m("**/.env", &format!("/work/proj/sub/{deep}.envrc")));
+            assert!(m("**/a/**/b", &format!("/work/proj/sub/{deep}b")));
+            assert!(!m("**/a/**/b", &format!("/work/proj/sub/b/{deep}")));
+            // `**/.env` is under the working directory, even for a deny.
+            assert!(!at("**/.env", &format!("/{deep}.env"), true));
+            assert!(at("/x/**/.env", &format!("/x/{deep}.env"), true));
+            assert!(m(".env", &format!("/work/proj/sub/{deep}.env")));
+        }
     }
 
     #[test]

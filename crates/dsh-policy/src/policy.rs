@@ -554,6 +554,8 @@ impl PermissionPolicy {
             None => self.ws.cwd.clone(),
         };
         let analysis = shell::analyze(command);
+        // Each distinct glob is expanded once for the whole command line.
+        let _globs = crate::places::GlobScope::enter();
         let mut outcomes = Vec::with_capacity(analysis.parts.len() + 1);
         // A tool-wide deny (`Bash`) refuses even a command with nothing to run.
         let tool_wide = |r: &Rule| r.tool() == SHELL_TOOL && r.is_tool_wide();
@@ -631,25 +633,16 @@ impl PermissionPolicy {
         outcome
     }
 
-    /// The places a command reads, each with what the analysis could not
-    /// place (as the word and the reason).
+    /// The places a command reads, each once (a word repeated thousands of
+    /// times is placed once), with what the analysis could not place (as
+    /// the word and the reason).
     fn read_places(
         &self,
         words: &[PathWord],
         dirs: &Dirs,
         base: &Path,
     ) -> (Vec<Place>, Option<(String, &'static str)>) {
-        let mut places = Vec::new();
-        let mut unknown = None;
-        for w in words {
-            match self.ws.places(w, dirs, base, false) {
-                Ok(found) => places.extend(found),
-                Err(why) => {
-                    unknown.get_or_insert((w.text(), why));
-                }
-            }
-        }
-        (places, unknown)
+        self.ws.read_places(words, dirs, base)
     }
 
     /// A deny or ask `Read(…)` rule for a place a command reads, or (for

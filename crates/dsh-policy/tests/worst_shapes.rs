@@ -6,13 +6,72 @@
 //! short words takes 100–300 MiB, which the parser's budget now prevents).
 //! Time is the bench's (`cargo bench -p dsh-policy`).
 
-use dsh_policy::{Mode, PermissionPolicy};
+use dsh_policy::Decision;
+use serde_json::json;
 
 mod shapes;
 
+/// A relative path `depth` names deep, ending in `last`.
+fn deep(depth: usize, last: &str) -> String {
+    let mut path = "a/".repeat(depth);
+    path.push_str(last);
+    path
+}
+
+#[test]
+fn a_deep_path_is_decided_against_a_rule_at_any_depth() {
+    let project = shapes::Project::new();
+    let policy = project.policy();
+    let bash = |path: &str| {
+        policy
+            .check("bash", &json!({ "command": format!("cat {path}") }))
+            .decision
+    };
+    let read = |path: &str| policy.check("Read", &json!({ "file_path": path })).decision;
+    for depth in [0, 1, 63, 64, 65, 40_000] {
+        let secret = deep(depth, ".env");
+        assert_eq!(bash(&secret), Decision::Deny, "cat, {depth} deep");
+        assert_eq!(read(&secret), Decision::Deny, "Read, {depth} deep");
+        // Inside a directory named `.env`, too.
+        let inside = format!("{}/x", deep(depth, ".env"));
+        assert_eq!(bash(&inside), Decision::Deny, "cat inside, {depth} deep");
+        assert_eq!(read(&inside), Decision::Deny, "Read inside, {depth} deep");
+        // No rule names it: `cat` is allowed, a `Read` call (no rule allows
+        // the tool) asked about.
+        let other = deep(depth, ".envrc");
+        assert_eq!(bash(&other), Decision::Allow, "cat, {depth} deep");
+        assert_eq!(read(&other), Decision::Ask, "Read, {depth} deep");
+    }
+    let absolute = format!("{}/{}", policy.cwd().display(), deep(40_000, ".env"));
+    assert_eq!(bash(&absolute), Decision::Deny);
+    assert_eq!(read(&absolute), Decision::Deny);
+}
+
+#[test]
+fn a_repeated_glob_is_decided_as_once() {
+    let project = shapes::Project::new();
+    let policy = project.policy();
+    let bash = |command: String| policy.check("bash", &json!({ "command": command }));
+    let many = bash("cat *.rs ".repeat(2_000));
+    assert_eq!(many.decision, Decision::Allow, "{}", many.reason);
+    // `*` names `.env` (dot files too, as the analysis expands it): a deny
+    // rule for one copy is one for all.
+    let e = bash("ls *; ".repeat(2_000));
+    assert_eq!(e.decision, Decision::Deny, "{}", e.reason);
+    let e = bash(format!("{}cat .*", "cat *.rs; ".repeat(2_000)));
+    assert_eq!(e.decision, Decision::Deny, "{}", e.reason);
+    // The expansions are the decision's own: a file made since is seen.
+    assert_eq!(bash("cat *.md".into()).decision, Decision::Allow);
+    std::fs::write(policy.cwd().join("notes.md"), "x").unwrap();
+    std::fs::create_dir(policy.cwd().join("docs")).unwrap();
+    std::fs::write(policy.cwd().join("docs/.env"), "x").unwrap();
+    assert_eq!(bash("cat d*/.e*".into()).decision, Decision::Deny);
+}
+
 #[test]
 fn every_worst_shape_is_decided_within_the_memory_target() {
-    let policy = PermissionPolicy::new(shapes::rules(), Mode::Default, "/work/proj");
+    let project = shapes::Project::new();
+    let policy = project.policy();
     let mut failures = Vec::new();
     for shape in shapes::shapes() {
         let sizes = [

@@ -1,11 +1,13 @@
 //! The worst shapes of command line known for the analysis, for the memory
 //! test and the bench: each at the 1 MiB input limit (past the parser's
-//! budget, so decided whole) and at the largest size still analysed in full.
-//! Includes the allocation counter both use to measure a decision's peak.
+//! budget, so decided whole) and at the largest size still analysed in full,
+//! decided in a real project directory ([`Project`]). Includes the
+//! allocation counter both use to measure a decision's peak.
 
 use dsh_policy::{Decision, Mode, PermissionPolicy, PermissionRules};
 use serde_json::json;
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -54,7 +56,8 @@ pub fn measure(policy: &PermissionPolicy, command: &str) -> (Decision, String, D
     (e.decision, e.reason, took, peak)
 }
 
-/// Rules with prefix, two- and three-star patterns.
+/// Rules with prefix, two- and three-star patterns, and a path rule that
+/// matches at any depth.
 pub fn rules() -> PermissionRules {
     PermissionRules::parse(
         [
@@ -70,9 +73,42 @@ pub fn rules() -> PermissionRules {
             "Bash(a*b*c:*)",
             "Bash(*x*y*z*)",
             "Edit(/etc/**)",
+            "Read(**/.env)",
         ],
     )
     .expect("rules parse")
+}
+
+/// A real project directory, removed on drop: the shapes' working
+/// directory, so their paths are resolved and their globs expanded on disk
+/// as in a real call (a directory that does not exist makes both trivial).
+pub struct Project(PathBuf);
+
+impl Project {
+    pub fn new() -> Project {
+        // One per test, as tests run side by side.
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("dsh-shapes-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).expect("shapes project");
+        for f in ["Cargo.toml", ".env", "a.rs", "b.rs", "c.rs", "src/lib.rs"] {
+            std::fs::write(dir.join(f), "x").expect("shapes project");
+        }
+        // Rules are matched on disk too: start from the real path.
+        Project(std::fs::canonicalize(&dir).expect("shapes project"))
+    }
+
+    /// The shapes' rules on this directory.
+    pub fn policy(&self) -> PermissionPolicy {
+        PermissionPolicy::new(rules(), Mode::Default, &self.0)
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// `head`, `unit` repeated, `tail`.
@@ -218,5 +254,14 @@ pub fn shapes() -> Vec<Shape> {
             Allow,
             Ask,
         ),
+        // A path hundreds of thousands of names deep against `**/.env`
+        // (matching each directory above it on its own was quadratic).
+        shape("deep path, **/ rule", "cat ", "a/", ".env", Deny, Ask),
+        // The same glob over and over, in one command and in many: each
+        // names the project's files (expanding each copy again was slow,
+        // and so were the copies' places).
+        shape("repeated glob operand", "cat ", "*.rs ", "", Allow, Ask),
+        // `*` names the project's `.env` too.
+        shape("repeated glob commands", "", "ls *; ", "ls", Deny, Ask),
     ]
 }
