@@ -9,6 +9,7 @@
 //! | `-w/--width=` | it takes a value: attached (`-w80`, `--width=80`) or the next word |
 //! | `--color[=]` | it takes a value only when attached (`--color=never`) |
 //! | `=r`, `=w`, `=x`, `=p`, `=P` | the value is a file it reads, a file it writes, a program or code it runs, the pattern (so the first operand is not one), or a file it reads the pattern from |
+//! | `=l` | the value is a `:`-separated list of files it reads |
 //! | `--arg=dd`, `--rawfile=dr` | it takes two values (`d`: data) |
 //! | `!-s/--set=` | using it is not read-only (it changes something that is no file) |
 //! | `^--ext-diff` | using it runs code named elsewhere (configuration, a driver): no allow rule covers it |
@@ -35,6 +36,8 @@ pub(crate) enum Role {
     Read,
     /// A file it reads the pattern from (`grep -f FILE`).
     PatternFile,
+    /// Files it reads, separated by `:` (`file -m a:b`).
+    ReadList,
     /// A file it writes.
     Write,
     /// A program or code it runs.
@@ -48,6 +51,7 @@ impl Role {
             Some('p') => Role::Pattern,
             Some('r') => Role::Read,
             Some('P') => Role::PatternFile,
+            Some('l') => Role::ReadList,
             Some('w') => Role::Write,
             Some('x') => Role::Run,
             Some(other) => return Err(format!("unknown value role {other:?}")),

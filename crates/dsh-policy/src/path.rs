@@ -168,6 +168,40 @@ impl PathPattern {
     }
 }
 
+impl PathPattern {
+    /// Whether a file this pattern names exists strictly below `dir`: its
+    /// literal start (the anchor and the names before the first wildcard)
+    /// is inside `dir` and is on disk. A program reading every file under
+    /// `dir` (`grep -r`) reads it. A pattern naming a file at any depth
+    /// (`*.pem`) is not searched for: that would walk the tree at every
+    /// decision.
+    pub(crate) fn names_something_below(&self, dir: &Path, at: Anchors<'_>) -> bool {
+        let base: PathBuf = match self.kind {
+            Anchor::Name => return false,
+            Anchor::Literal => PathBuf::from(&self.raw),
+            Anchor::Absolute => PathBuf::from("/"),
+            Anchor::Cwd => at.cwd.to_path_buf(),
+            Anchor::Home => match at.home {
+                Some(h) => h.to_path_buf(),
+                None => return false,
+            },
+            Anchor::Root => self.root.clone().unwrap_or_else(|| at.cwd.to_path_buf()),
+        };
+        let mut start = base;
+        if self.kind != Anchor::Literal {
+            for seg in &self.segments {
+                if seg.contains(['*', '?', '[']) {
+                    break;
+                }
+                start.push(seg);
+            }
+        }
+        let start_text = text(&start);
+        let inside = strip_dir(&start_text, &text(dir)).is_some_and(|rest| !rest.is_empty());
+        inside && start.symlink_metadata().is_ok()
+    }
+}
+
 /// A path as text: borrowed unless it is not UTF-8.
 fn text(path: &Path) -> std::borrow::Cow<'_, str> {
     match path.to_str() {

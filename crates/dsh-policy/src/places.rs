@@ -11,6 +11,24 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+/// Whether a path goes through a process's view of the system
+/// (`/proc/self/cwd`, `/proc/1/root`, `/dev/fd/3`): its links are the
+/// running command's, which the analysis cannot resolve from here.
+fn through_another_process(path: &Path) -> bool {
+    let mut names = path.components().filter_map(|c| match c {
+        std::path::Component::Normal(n) => n.to_str(),
+        _ => None,
+    });
+    match (names.next(), names.next(), names.next()) {
+        (Some("proc"), Some(_), Some(what)) => matches!(
+            what,
+            "cwd" | "root" | "fd" | "exe" | "map_files" | "task" | "fdinfo"
+        ),
+        (Some("dev"), Some("fd"), Some(_)) => true,
+        _ => false,
+    }
+}
+
 /// A path as written (made absolute, `..` taken lexically, as bash's `cd`
 /// does) and what it is on disk (symbolic links followed). Shared, not
 /// copied: a glob's places are handed to every command that names it.
@@ -306,6 +324,16 @@ impl Workspace {
             }
             PathWord::Literal(t) | PathWord::Glob(t) => t,
         };
+        // The command's own view of itself: its working directory and its
+        // root, which are where the analysis places relative paths and `/`.
+        let text = match text
+            .strip_prefix("/proc/self/cwd")
+            .or_else(|| text.strip_prefix("/proc/thread-self/cwd"))
+        {
+            Some("") => ".",
+            Some(rest) if rest.starts_with('/') => rest.trim_start_matches('/'),
+            _ => text,
+        };
         let starts: Vec<PathBuf> = if text.starts_with('/') {
             vec![PathBuf::from("/")]
         } else {
@@ -334,7 +362,11 @@ impl Workspace {
                     Some(_) => {}
                 }
             }
-            out.add(self.place(&start.join(text), !removes));
+            let full = start.join(text);
+            if through_another_process(&full) {
+                return Err("it names a path through /proc or /dev/fd, whose links lead where the command runs, not where the analysis looks");
+            }
+            out.add(self.place(&full, !removes));
         }
         Ok(out.into_vec())
     }

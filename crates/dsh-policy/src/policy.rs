@@ -688,6 +688,36 @@ impl PermissionPolicy {
         None
     }
 
+    /// A deny `Read(…)` rule naming a file that exists below a directory a
+    /// command reads every file of (`grep -r x .` under `Read(./.env)`).
+    fn denied_below(&self, reads: &[Place], subject: &str) -> Option<Outcome> {
+        let rules = self.listed(RuleList::Deny);
+        for place in reads {
+            if !place.physical.is_dir() {
+                continue;
+            }
+            for r in &rules {
+                let Matcher::Path(p) = r.matcher() else {
+                    continue;
+                };
+                if r.tool() == READ_TOOL
+                    && (p.names_something_below(&place.physical, self.ws.physical_anchors())
+                        || p.names_something_below(&place.lexical, self.ws.anchors()))
+                {
+                    return Some(Outcome::rule(
+                        RuleList::Deny,
+                        r,
+                        &format!(
+                            "{subject}, which reads every file under {} (one of them the rule names),",
+                            place.lexical.display()
+                        ),
+                    ));
+                }
+            }
+        }
+        None
+    }
+
     /// Whether every place is inside the working directories or allowed by
     /// a `Read(…)` rule; else the first that is not.
     fn reads_allowed<'a>(&self, places: &'a [Place]) -> Result<(), &'a Place> {
@@ -729,6 +759,11 @@ impl PermissionPolicy {
             .collect();
         if let Some(o) = self.path_rule_outcome(RuleList::Deny, &reads, &guessed, &subject) {
             return o;
+        }
+        if part.reads_trees {
+            if let Some(o) = self.denied_below(&reads, &subject) {
+                return o;
+            }
         }
         if part.maybe {
             if let Some(o) = self.first_match(RuleList::Ask, &any_view, &subject) {

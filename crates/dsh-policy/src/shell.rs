@@ -81,6 +81,8 @@ pub(crate) struct CommandPart {
     /// Files it reads, by its operands (a read-only command's, `cp`'s
     /// sources, the script `source` runs).
     pub reads: Vec<PathWord>,
+    /// It reads every file under the directories among `reads` (`grep -r`).
+    pub reads_trees: bool,
     /// For a program whose operands are not known: its literal words, each
     /// of which may be a path it reads or writes (deny and ask rules look).
     pub guessed: Vec<String>,
@@ -312,6 +314,28 @@ fn flat(args: &[Arg]) -> String {
                 out.push(' ');
             }
             out.push_str(w);
+        }
+    }
+    out
+}
+
+/// The words with each one the analysis cannot see cut where its first
+/// expansion starts (quotes dropped): what deny rules can still recognise.
+fn literal_starts(args: &[Arg]) -> String {
+    let mut out = String::new();
+    for a in args {
+        let text = if a.literal {
+            a.value.as_str()
+        } else {
+            a.raw.split(['$', '`']).next().unwrap_or("")
+        };
+        for w in text.split(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
+            if !w.is_empty() {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(w);
+            }
         }
     }
     out
@@ -1703,6 +1727,9 @@ impl Analyzer {
         for view in &understood.subcommand_views {
             views.push(render(view));
         }
+        if inner.iter().any(|a| !a.literal) {
+            views.push(literal_starts(inner));
+        }
         let mut precise = false;
         match base.as_str() {
             b if SHELLS.contains(&b) => match self.shell(inner, stdin.as_ref()) {
@@ -1917,6 +1944,7 @@ impl Analyzer {
             allow,
             read_only,
             reads,
+            reads_trees: understood.reads_trees,
             guessed,
             dirs: self.dirs.clone(),
             edits_only: understood.edits_only && !privileged,
@@ -1936,7 +1964,12 @@ impl Analyzer {
     /// ask rules see the command as written and every word in it.
     fn opaque_command(&mut self, written: &str, argv: &[Arg], start: usize, why: &str) {
         let text = render(&argv[start..]);
-        let views = vec![written.to_owned(), flat(argv)];
+        let mut views = vec![written.to_owned(), flat(argv)];
+        // `git push$IFS`: the literal start of a word it cannot see may be
+        // a whole word once bash has split it.
+        if argv.iter().any(|a| !a.literal) {
+            views.push(literal_starts(argv));
+        }
         self.push(Part::Opaque(OpaquePart {
             text,
             views,

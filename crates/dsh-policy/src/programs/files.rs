@@ -57,6 +57,12 @@ pub(super) fn mv(scan: &Scan, args: &[Arg], u: &mut Understanding) {
 }
 
 fn copy(scan: &Scan, args: &[Arg], u: &mut Understanding, how: &'static str) {
+    // A recursive copy reads every file under its sources.
+    u.reads_trees = how == "cp"
+        && scan
+            .options
+            .iter()
+            .any(|g| g.is("rRa", &["recursive", "archive"]));
     let target_dir = scan
         .options
         .iter()

@@ -57,6 +57,7 @@ fn git_key_is_safe(key: &str, value: &str) -> bool {
 /// any subcommand that name a program or hook (`--upload-pack`,
 /// `--exec`, `--template`), `--output` writes and configuration writes.
 pub(super) fn git(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
+    u.subcommand_views.extend(alias_views(args));
     if args.iter().any(may_be_option) {
         return u.run(UNSEEN_ARGUMENT);
     }
@@ -177,14 +178,15 @@ fn config_write(rest: &[Arg]) -> Option<Arg> {
                 file = rest.get(k + 1).map(|a| a.value.clone()).unwrap_or_default();
                 k += 1;
             }
-            "get" | "list" | "--get" | "--get-all" | "--get-regexp" | "--get-urlmatch"
-            | "--list" | "-l" | "--show-origin" | "--show-scope" | "--name-only" | "get-color"
-            | "--get-color" => {
-                reading |= v.starts_with("--get")
-                    || matches!(v, "get" | "list" | "--list" | "-l" | "get-color");
+            // Subcommands of the newer syntax count only as the first word.
+            "get" | "list" | "get-color" if k == 0 => reading = true,
+            "set" | "unset" | "rename-section" | "remove-section" | "edit" if k == 0 => {
+                writing = true
             }
-            "set" | "unset" | "rename-section" | "remove-section" | "edit" | "--add"
-            | "--replace-all" | "--unset" | "--unset-all" | "--rename-section"
+            "--get" | "--get-all" | "--get-regexp" | "--get-urlmatch" | "--list" | "-l"
+            | "--get-color" => reading = true,
+            "--show-origin" | "--show-scope" | "--name-only" => {}
+            "--add" | "--replace-all" | "--unset" | "--unset-all" | "--rename-section"
             | "--remove-section" | "--edit" | "-e" => writing = true,
             _ if v.starts_with("--file=") => file = v["--file=".len()..].to_owned(),
             _ if v.starts_with('-') => {}
@@ -199,4 +201,63 @@ fn config_write(rest: &[Arg]) -> Option<Arg> {
             Arg::plain(&file)
         }
     })
+}
+
+/// What an alias runs, for deny and ask rules: `git -c alias.pp=push pp`
+/// is `git push`, and `git config alias.pp push` defines a later `git
+/// push` (a `!` alias is the shell command it names).
+fn alias_views(args: &[Arg]) -> Vec<Vec<Arg>> {
+    let expand = |value: &str, rest: &[Arg]| -> Vec<Arg> {
+        let mut view = Vec::new();
+        match value.strip_prefix('!') {
+            Some(shell) => view.extend(shell.split_whitespace().map(Arg::plain)),
+            None => {
+                view.push(Arg::plain("git"));
+                view.extend(value.split_whitespace().map(Arg::plain));
+            }
+        }
+        view.extend(rest.iter().cloned());
+        view
+    };
+    let mut aliases: Vec<(String, String)> = Vec::new();
+    let mut views = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let v = a.value.as_str();
+        if v == "-c" {
+            if let Some((key, value)) = args.get(i + 1).and_then(|s| s.value.split_once('=')) {
+                if let Some(name) = key.to_ascii_lowercase().strip_prefix("alias.") {
+                    aliases.push((name.to_owned(), value.to_owned()));
+                }
+            }
+            i += 2;
+            continue;
+        }
+        if v == "-C"
+            || GLOBAL_VALUED
+                .iter()
+                .any(|n| v.strip_prefix("--") == Some(*n))
+        {
+            i += 2;
+            continue;
+        }
+        if v.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        let rest = &args[i + 1..];
+        if let Some((_, value)) = aliases.iter().find(|(name, _)| name == v) {
+            views.push(expand(value, rest));
+        }
+        if v == "config" {
+            let words: Vec<&Arg> = rest.iter().filter(|w| !w.value.starts_with('-')).collect();
+            if let [key, value, ..] = words.as_slice() {
+                if key.value.to_ascii_lowercase().starts_with("alias.") {
+                    views.push(expand(&value.value, &[]));
+                }
+            }
+        }
+        break;
+    }
+    views
 }

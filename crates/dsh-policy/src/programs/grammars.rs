@@ -49,43 +49,36 @@ fn as_row(row: &str, words: &[Arg], u: &mut Understanding) {
     }
 }
 
-fn operands(args: &[Arg]) -> impl Iterator<Item = &Arg> {
-    args.iter().filter(|a| !a.value.starts_with('-'))
-}
-
-fn given(args: &[Arg], names: &[&str]) -> bool {
-    args.iter().any(|a| {
-        let name = a.value.split_once('=').map_or(a.value.as_str(), |(n, _)| n);
-        names.contains(&name)
-    })
+/// Whether the scan holds one of these options (as read with the row's
+/// options, so a word that is another option's value does not count).
+fn has(scan: &Scan, shorts: &str, longs: &[&str]) -> bool {
+    scan.options.iter().any(|g| g.is(shorts, longs))
 }
 
 /// `git branch` lists unless it is given a name (without a listing option).
-pub(super) fn git_branch(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
-    let listing = given(
-        args,
+pub(super) fn git_branch(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    let listing = has(
+        scan,
+        "lar",
         &[
-            "-l",
-            "--list",
-            "-a",
-            "--all",
-            "-r",
-            "--remotes",
-            "--contains",
-            "--no-contains",
-            "--merged",
-            "--no-merged",
-            "--points-at",
+            "list",
+            "all",
+            "remotes",
+            "contains",
+            "no-contains",
+            "merged",
+            "no-merged",
+            "points-at",
         ],
     );
-    if operands(args).next().is_some() && !listing {
+    if !scan.operands.is_empty() && !listing {
         u.not_read_only("git branch with a name makes or changes a branch");
     }
 }
 
 /// `git tag` lists unless it is given a name (without `-l`).
-pub(super) fn git_tag(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
-    if operands(args).next().is_some() && !given(args, &["-l", "--list"]) {
+pub(super) fn git_tag(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    if !scan.operands.is_empty() && !has(scan, "l", &["list"]) {
         u.not_read_only("git tag with a name makes a tag");
     }
 }
@@ -98,11 +91,57 @@ pub(super) fn git_remote(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
         .skip_while(|a| matches!(a.value.as_str(), "-v" | "--verbose"));
     match words.next().map(|a| a.value.as_str()) {
         None | Some("get-url") => {}
-        Some("show") if given(args, &["-n"]) => {}
         Some("show") => {
-            u.not_read_only("git remote show contacts the remote (read-only only with -n)")
+            // `-n` counts only among the options before the names.
+            let offline = words
+                .take_while(|a| a.value.starts_with('-') && a.value != "--")
+                .any(|a| a.value == "-n");
+            if !offline {
+                u.not_read_only("git remote show contacts the remote (read-only only with -n)");
+            }
         }
         Some(other) => u.not_read_only(format!("git remote {other} is not read-only")),
+    }
+}
+
+/// `git log --format=%G?` and the other signature placeholders run the
+/// configured gpg program.
+pub(super) fn git_format(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    for g in &scan.options {
+        if g.is("", &["format", "pretty"]) && g.values.iter().any(|v| v.value.contains("%G")) {
+            u.run("a signature placeholder runs the configured gpg program");
+        }
+    }
+}
+
+/// `xxd` reads an option by its first letters and a value only as the
+/// next word, and writes its second operand: read-only only with whole
+/// words it knows and one file.
+pub(super) fn xxd(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
+    const FLAGS: &[&str] = &["-a", "-b", "-C", "-E", "-e", "-h", "-i", "-p", "-u", "-d"];
+    const VALUED: &[&str] = &["-c", "-g", "-l", "-n", "-o", "-s"];
+    let mut files = 0;
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        let v = a.value.as_str();
+        if !a.literal {
+            u.not_read_only("xxd has a word the analysis cannot see");
+        } else if FLAGS.contains(&v) {
+        } else if VALUED.contains(&v) {
+            i += 1;
+        } else if v.starts_with('-') && v != "-" {
+            u.not_read_only(format!(
+                "xxd {v} is not an option the table knows as a whole word"
+            ));
+        } else {
+            files += 1;
+            if files == 1 {
+                u.reads.push(a.clone());
+            } else {
+                u.write(a.clone(), "xxd");
+            }
+        }
     }
 }
 
@@ -135,11 +174,11 @@ pub(super) fn git_worktree(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
     }
 }
 
-/// `git config` that only gets or lists.
+/// `git config` that only gets or lists: `get` or `list` as its first
+/// word (the newer syntax), or an action option (`--get`, `--list`) with at
+/// most the name and a value pattern.
 pub(super) fn git_config(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
-    const READS: &[&str] = &[
-        "get",
-        "list",
+    const ACTIONS: &[&str] = &[
         "--get",
         "--get-all",
         "--get-regexp",
@@ -168,16 +207,24 @@ pub(super) fn git_config(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
         "--regexp",
         "--value",
         "--fixed-value",
+        "--show-names",
+        "--url",
     ];
-    let mut reading = false;
-    let mut i = 0;
+    let subcommand = args
+        .first()
+        .map(|a| a.value.as_str())
+        .filter(|v| matches!(*v, "get" | "list"));
+    let mut action = subcommand.is_some();
     let mut operands = 0;
-    while i < args.len() {
-        let v = args[i].value.as_str();
-        let name = v.split_once('=').map_or(v, |(n, _)| n);
+    let mut i = usize::from(subcommand.is_some());
+    while let Some(a) = args.get(i) {
         i += 1;
-        if READS.contains(&name) {
-            reading = true;
+        let v = a.value.as_str();
+        let name = v.split_once('=').map_or(v, |(n, _)| n);
+        if !a.literal {
+            u.not_read_only("git config has a word the analysis cannot see");
+        } else if ACTIONS.contains(&name) && subcommand.is_none() {
+            action = true;
         } else if matches!(v, "-f" | "--file" | "--blob") {
             if let Some(f) = args.get(i) {
                 u.reads.push(f.clone());
@@ -191,11 +238,16 @@ pub(super) fn git_config(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
             operands += 1;
         }
     }
-    let first_is_read = args
-        .first()
-        .is_some_and(|a| matches!(a.value.as_str(), "get" | "list"));
-    if !reading || (operands > 2 && !first_is_read) {
-        u.not_read_only("git config without --get or --list sets a value");
+    let listing = args
+        .iter()
+        .any(|a| matches!(a.value.as_str(), "--list" | "-l"));
+    let most = if subcommand == Some("list") || listing {
+        0
+    } else {
+        2
+    };
+    if !action || operands > most {
+        u.not_read_only("git config without get or list sets a value");
     }
 }
 
@@ -349,5 +401,28 @@ pub(super) fn cargo_test_binary(_scan: &Scan, args: &[Arg], u: &mut Understandin
         } else if let Some(f) = a.value.strip_prefix("--logfile=") {
             u.write(Arg::plain(f), "the test binary's --logfile");
         }
+    }
+}
+
+/// `grep -r` (and `-R`, `-d recurse`) reads every file under its
+/// operands, the working directory when it names none.
+pub(super) fn grep(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    let recursive = has(scan, "rR", &["recursive", "dereference-recursive"])
+        || scan
+            .options
+            .iter()
+            .any(|g| g.is("d", &["directories"]) && g.values.iter().any(|v| v.value == "recurse"));
+    if recursive {
+        u.reads_trees = true;
+        if u.reads.is_empty() {
+            u.reads.push(Arg::plain("."));
+        }
+    }
+}
+
+/// `diff -r` reads every file under the directories it compares.
+pub(super) fn diff(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    if has(scan, "r", &["recursive"]) {
+        u.reads_trees = true;
     }
 }

@@ -95,6 +95,8 @@ pub(crate) struct Row {
     /// cannot see can only be one of them (read-only when none of them
     /// writes, runs or changes anything).
     pub complete: bool,
+    /// It reads every file under the directories it is given (`rg`).
+    pub trees: bool,
     /// A bundle of short options must not hold one that takes a value
     /// (`tree -To x` gives `-T` and `-o` a word each).
     pub strict_bundles: bool,
@@ -125,6 +127,7 @@ impl Row {
             files: false,
             at_files: false,
             complete: false,
+            trees: false,
             strict_bundles: false,
             global: None,
             grammar: None,
@@ -175,6 +178,12 @@ impl Row {
     pub(crate) const fn complete(self) -> Row {
         Row {
             complete: true,
+            ..self
+        }
+    }
+    pub(crate) const fn trees(self) -> Row {
+        Row {
+            trees: true,
             ..self
         }
     }
@@ -340,6 +349,9 @@ pub(crate) struct Understanding {
     pub interpreter: bool,
     /// The reads and writes above are every file it names (not a guess).
     pub files_known: bool,
+    /// It reads every file under the directories it reads (`grep -r`,
+    /// `rg`): a deny `Read` rule for a file in one of them applies.
+    pub reads_trees: bool,
     /// It does nothing but its reads and writes (`mkdir`, `cp`, `sed -i`):
     /// `acceptEdits` allows it when they are.
     pub edits_only: bool,
@@ -401,6 +413,12 @@ pub(crate) fn understand(name: &str, args: &[Arg]) -> Understanding {
         let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         u.interpreter = lookup(trimmed).is_some_and(|p| p.row.kind == Kind::Interpreter);
         u.why_not = Some(format!("{name} has no row in the program table"));
+        // git runs `git-push` for `git push`: a deny rule sees it so.
+        if let Some(sub) = name.strip_prefix("git-").filter(|s| !s.is_empty()) {
+            let mut view = vec![Arg::plain("git"), Arg::plain(sub)];
+            view.extend(args.iter().cloned());
+            u.subcommand_views.push(view);
+        }
         return u;
     };
     u.known = true;
@@ -450,6 +468,7 @@ fn subcommand(name: &str, program: &Program, args: &[Arg], u: &mut Understanding
             u.maybe_reads.extend(inner.maybe_reads);
             u.writes.extend(inner.writes);
             u.edits_only = inner.edits_only;
+            u.reads_trees = inner.reads_trees;
             if u.runs.is_none() {
                 u.runs = inner.runs;
             }
@@ -528,6 +547,16 @@ fn effects(name: &str, program: &Program, scan: &Scan, u: &mut Understanding) {
                     u.write(value.clone(), how);
                 }
                 Role::Read | Role::PatternFile => u.reads.push(value.clone()),
+                Role::ReadList if value.literal => {
+                    u.reads.extend(
+                        value
+                            .value
+                            .split(':')
+                            .filter(|f| !f.is_empty())
+                            .map(Arg::plain),
+                    );
+                }
+                Role::ReadList => u.reads.push(value.clone()),
                 Role::Data | Role::Pattern => {}
             }
         }
@@ -558,6 +587,7 @@ pub(super) fn apply(name: &str, program: &Program, args: &[Arg], u: &mut Underst
     u.data = row.data;
     u.interpreter = row.kind == Kind::Interpreter;
     u.files_known = row.kind == Kind::ReadOnly || row.files;
+    u.reads_trees = row.trees;
     let scan = options::scan(args, &program.options, row.permute);
     if row.any_words {
         u.read_only = row.kind == Kind::ReadOnly;
@@ -629,7 +659,7 @@ fn operands(
                 continue;
             }
             match place.role {
-                Role::Read | Role::PatternFile => u.reads.push((*a).clone()),
+                Role::Read | Role::PatternFile | Role::ReadList => u.reads.push((*a).clone()),
                 Role::Write => u.write((*a).clone(), program.label),
                 Role::Run => u.run(format!("{name} runs its operand")),
                 Role::Data | Role::Pattern => {}

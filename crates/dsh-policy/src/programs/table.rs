@@ -45,13 +45,13 @@ macro_rules! git_log_options {
          -i/--regexp-ignore-case --basic-regexp -E/--extended-regexp -F/--fixed-strings \
          -P/--perl-regexp --remove-empty --merges --no-merges --min-parents= --max-parents= \
          --no-min-parents --no-max-parents --first-parent --exclude-first-parent-only --not \
-         --all --branches[=] --tags[=] --remotes[=] --glob= --exclude= --reflog --alternate-refs \
+         --all --branches[=] --tags[=] --remotes[=] --glob= --exclude= --reflog ^--alternate-refs \
          --single-worktree --ignore-missing --bisect --stdin --cherry-mark --cherry-pick \
          --left-only --right-only --cherry -g/--walk-reflogs --merge --boundary --simplify-by-decoration \
          --show-pulls --full-history --dense --sparse --simplify-merges --ancestry-path[=] \
          --date-order --author-date-order --topo-order --reverse --no-walk[=] --do-walk \
          --pretty[=] --format= --abbrev-commit --no-abbrev-commit --oneline --encoding= \
-         --expand-tabs[=] --no-expand-tabs --notes[=] --no-notes --show-notes[=] --show-signature \
+         --expand-tabs[=] --no-expand-tabs --notes[=] --no-notes --show-notes[=] ^--show-signature \
          --relative-date --date= --parents --children --left-right --graph --show-linear-break[=] \
          --decorate[=] --no-decorate --decorate-refs= --decorate-refs-exclude= --source \
          --clear-decorations --use-mailmap --no-use-mailmap --mailmap --no-mailmap --full-diff \
@@ -131,7 +131,7 @@ pub(crate) const ROWS: &[Row] = &[
         .opts(
             "-b/--brief -c/--checking-printout -E -e/--exclude= --exclude-quiet= -F/--separator= \
              -h/--no-dereference -i/--mime --mime-type --mime-encoding -k/--keep-going -l/--list \
-             -L/--dereference -m/--magic-file=r -N/--no-pad -n/--no-buffer -0/--print0 -r/--raw \
+             -L/--dereference -m/--magic-file=l -N/--no-pad -n/--no-buffer -0/--print0 -r/--raw \
              -s/--special-files --extension --apple -P/--parameter= -v/--version --help",
         )
         .operands("r*")
@@ -239,6 +239,7 @@ pub(crate) const ROWS: &[Row] = &[
     // ------------------------------------------------------------ search
     Row::new("grep|egrep|fgrep", ReadOnly)
         .complete()
+        .grammar(grammars::grep)
         .opts(GREP_OPTIONS)
         .operands("p r*")
         .data()
@@ -268,6 +269,7 @@ pub(crate) const ROWS: &[Row] = &[
         )
         .operands("p r*")
         .walks()
+        .trees()
         .data()
         .examples(
             &["rg TODO", "rg -n 'fn main' --type rust", "rg -l x src"],
@@ -285,6 +287,7 @@ pub(crate) const ROWS: &[Row] = &[
         )
         .operands("p r*")
         .walks()
+        .trees()
         .data()
         .examples(&["ag foo", "ag -i foo src"], &["ag --pager=sh x", "ag --pag sh x", "ag --pager sh x"]),
     Row::new("which", ReadOnly)
@@ -368,10 +371,9 @@ pub(crate) const ROWS: &[Row] = &[
         .data()
         .examples(&["hexdump -C f"], &["hexdump -z f"]),
     Row::new("xxd", ReadOnly)
-        .opts("-a -b -C -c= -E -g= -h -i -l= -n= -o= -p -R= -s= -u -v -e -d")
-        .operands("r?")
-        .data()
-        .examples(&["xxd f", "xxd -l 64 f"], &["xxd -r f out", "xxd f out"]),
+        .any_words()
+        .grammar(grammars::xxd)
+        .examples(&["xxd f", "xxd -l 64 f"], &["xxd -r f out", "xxd f out", "xxd -pl README.md out.txt", "xxd -ps f out"]),
     Row::new("strings", ReadOnly)
         .opts("-a/--all -d/--data -f/--print-file-name -n/--bytes= -t/--radix= -e/--encoding= -o -w/--include-all-whitespace -s/--output-separator= -T/--target= -U/--unicode= -# --help -v/-V/--version")
         .operands("r*")
@@ -392,6 +394,7 @@ pub(crate) const ROWS: &[Row] = &[
         .examples(&["cmp a b"], &["cmp --x a b"]),
     Row::new("diff", ReadOnly)
         .complete()
+        .grammar(grammars::diff)
         .opts(
             "-q/--brief -s/--report-identical-files -c -C/--context[=] -u -U/--unified[=] -e/--ed \
              -n/--rcs -y/--side-by-side -W/--width= --left-column --suppress-common-lines \
@@ -436,16 +439,48 @@ pub(crate) const ROWS: &[Row] = &[
         .operands("r?")
         .data()
         .examples(&["base64 f", "base64 -d"], &["base64 a b"]),
-    Row::new("rev|fold|fmt|expand|unexpand|paste|join|tsort", ReadOnly)
-        .opts(
-            "-b/--bytes -s/--spaces -w/--width= -c/--crown-margin -p/--prefix= -t/--tabs= -u/--uniform-spacing \
-             --tagged-paragraph --split-only -i/--initial -a/--all --first-only -d/--delimiters= \
-             --serial -z/--zero-terminated -1= -2= -j= -e= -o= -v= --check-order --nocheck-order \
-             --header --ignore-case --help --version",
-        )
+    Row::new("rev|tsort", ReadOnly)
+        .opts("--help --version")
         .operands("r*")
         .data()
-        .examples(&["rev f", "paste -sd, f", "fold -w 80 f"], &["fold --x f"]),
+        .complete()
+        .examples(&["rev f"], &["rev --x f"]),
+    Row::new("fold", ReadOnly)
+        .opts("-b/--bytes -s/--spaces -w/--width= -# --help --version")
+        .operands("r*")
+        .data()
+        .complete()
+        .examples(&["fold -w 80 f", "fold -1 f"], &["fold --x f"]),
+    Row::new("fmt", ReadOnly)
+        .opts("-c/--crown-margin -p/--prefix= -s/--split-only -t/--tagged-paragraph -u/--uniform-spacing -w/--width= -g/--goal= -# --help --version")
+        .operands("r*")
+        .data()
+        .complete()
+        .examples(&["fmt -w 72 f", "fmt -t f"], &["fmt --x f"]),
+    Row::new("expand", ReadOnly)
+        .opts("-i/--initial -t/--tabs= -# --help --version")
+        .operands("r*")
+        .data()
+        .complete()
+        .examples(&["expand -t 4 f"], &["expand --x f"]),
+    Row::new("unexpand", ReadOnly)
+        .opts("-a/--all --first-only -t/--tabs= -# --help --version")
+        .operands("r*")
+        .data()
+        .complete()
+        .examples(&["unexpand -a f"], &["unexpand --x f"]),
+    Row::new("paste", ReadOnly)
+        .opts("-d/--delimiters= -s/--serial -z/--zero-terminated --help --version")
+        .operands("r*")
+        .data()
+        .complete()
+        .examples(&["paste -sd, f"], &["paste --x f"]),
+    Row::new("join", ReadOnly)
+        .opts("-a= -e= -i/--ignore-case -j= -o= -t= -v= -1= -2= --check-order --nocheck-order --header -z/--zero-terminated --help --version")
+        .operands("r r")
+        .data()
+        .complete()
+        .examples(&["join -1 2 a b"], &["join --x a b"]),
     Row::new("md5sum|sha1sum|sha224sum|sha256sum|sha384sum|sha512sum|b2sum", ReadOnly)
         .complete()
         .opts(SUM_OPTIONS)
@@ -573,6 +608,7 @@ pub(crate) const ROWS: &[Row] = &[
         .examples(&["git status", "git status -sb", "git status --porcelain=v2"], &["git status --x"]),
     Row::new("git log|git whatchanged", ReadOnly)
         .opts(concat!(git_diff_options!(), " ", git_log_options!()))
+        .grammar(grammars::git_format)
         .operands("r*")
         .data()
         .examples(
@@ -581,6 +617,7 @@ pub(crate) const ROWS: &[Row] = &[
         ),
     Row::new("git show", ReadOnly)
         .opts(concat!(git_diff_options!(), " ", git_log_options!(), " --show-origin"))
+        .grammar(grammars::git_format)
         .operands("r*")
         .data()
         .examples(&["git show HEAD", "git show --stat HEAD~1"], &["git show --ext-diff", "git show --output=x"]),
@@ -618,12 +655,12 @@ pub(crate) const ROWS: &[Row] = &[
         .examples(&["git ls-tree -r HEAD"], &["git ls-tree --x HEAD"]),
     Row::new("git blame|git annotate", ReadOnly)
         .opts(
-            "-b --root --show-stats -L= -l -t -S=r --reverse= --first-parent -p/--porcelain --line-porcelain \
+            "-b --root --show-stats -L= -l -t -S=r --reverse --first-parent -p/--porcelain --line-porcelain \
              --incremental --encoding= --contents=r --date= --progress --no-progress -M[=] -C[=] \
              --ignore-rev= --ignore-revs-file=r --color-lines --color-by-age -h -c --score-debug \
              -f/--show-name -n/--show-number -s -e/--show-email -w --abbrev[=]",
         )
-        .operands("d? r*")
+        .operands("r*")
         .data()
         .examples(&["git blame src/main.rs", "git blame -L 1,20 f"], &["git blame --x f"]),
     Row::new("git describe", ReadOnly)
@@ -637,7 +674,7 @@ pub(crate) const ROWS: &[Row] = &[
         .data()
         .examples(&["git shortlog -sn"], &["git shortlog --x"]),
     Row::new("git cat-file", ReadOnly)
-        .opts("-t -s -e -p --mailmap --no-mailmap --allow-unknown-type --batch[=] --batch-check[=] --batch-command[=] --batch-all-objects --buffer --follow-symlinks --unordered -z -Z --textconv --filters --path=")
+        .opts("-t -s -e -p --mailmap --no-mailmap --allow-unknown-type --batch[=] --batch-check[=] --batch-command[=] --batch-all-objects --buffer --follow-symlinks --unordered -z -Z ^--textconv ^--filters --path=")
         .operands("d*")
         .data()
         .examples(&["git cat-file -p HEAD"], &["git cat-file --x HEAD"]),
@@ -654,15 +691,17 @@ pub(crate) const ROWS: &[Row] = &[
     Row::new("git grep", ReadOnly)
         .opts(
             "--cached --untracked --no-index --no-exclude-standard --exclude-standard --recurse-submodules \
-             -a/--text --textconv --no-textconv -i/--ignore-case -I --max-depth= -r/--recursive \
+             -a/--text ^--textconv --no-textconv -i/--ignore-case -I --max-depth= -r/--recursive \
              --no-recursive -w/--word-regexp -v/--invert-match -h -H --full-name -E/--extended-regexp \
              -G/--basic-regexp -P/--perl-regexp -F/--fixed-strings -n/--line-number --column \
              -l/--files-with-matches --name-only -L/--files-without-match -z/--null -o/--only-matching \
              -c/--count --color[=] --no-color --break --heading -p/--show-function -# -C/--context= \
              -A/--after-context= -B/--before-context= -W/--function-context -m/--max-count= --threads= \
-             -f=P -e=p --and --or --not --all-match -q/--quiet",
+             -f=P -e=p --and --or --not --all-match -q/--quiet ^-O/--open-files-in-pager[=]x",
         )
-        .operands("p d*")
+        .operands("p r*")
+        .walks()
+        .trees()
         .data()
         .examples(&["git grep -n x", "git grep -e a -- src"], &["git grep -Oless x", "git grep --open x", "git grep -nO x"]),
     Row::new("git branch", ReadOnly)
