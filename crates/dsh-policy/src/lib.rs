@@ -386,6 +386,7 @@ mod path;
 mod places;
 mod policy;
 mod programs;
+mod quick;
 mod readonly;
 mod rule;
 mod scripts;

@@ -172,14 +172,10 @@ pub enum HookPermission {
 
 /// The verdict once a hook's say is weighed in.
 fn with_hook(mut verdict: Verdict, hook: Option<&HookPermission>, mode: Mode) -> Verdict {
+    let mode_asks_only = verdict.asks_only_by_mode();
     let e = &mut verdict.evaluation;
     match hook {
-        Some(HookPermission::Allow(reason))
-            if e.decision == Decision::Ask
-                && verdict.parts.iter().all(|p| {
-                    p.evaluation.decision != Decision::Ask || p.evaluation.origin == Origin::Mode
-                }) =>
-        {
+        Some(HookPermission::Allow(reason)) if e.decision == Decision::Ask && mode_asks_only => {
             e.decision = Decision::Allow;
             e.reason = format!("allowed by a PreToolUse hook ({reason}) where the mode would ask");
         }

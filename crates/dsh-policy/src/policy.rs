@@ -367,7 +367,7 @@ impl PermissionPolicy {
         annotations: &ToolAnnotations,
     ) -> Vec<PartEvaluation> {
         self.evaluate(tool, &[], args, annotations.is_read_only())
-            .parts
+            .parts()
     }
 
     /// [`PermissionPolicy::explain`] for a tool that rules may also name by
@@ -380,7 +380,7 @@ impl PermissionPolicy {
         annotations: &ToolAnnotations,
     ) -> Vec<PartEvaluation> {
         self.evaluate(tool, aliases, args, annotations.is_read_only())
-            .parts
+            .parts()
     }
 
     pub(crate) fn evaluate(
@@ -496,7 +496,9 @@ impl PermissionPolicy {
         pattern.matches(&place.physical, self.ws.physical_anchors(), wide)
             || (!same_anchors && pattern.matches(&place.physical, self.ws.anchors(), wide))
             || (wide
-                && (place.lexical != place.physical || !same_anchors)
+                // Both are normalised: comparing their bytes is enough
+                // (and much cheaper than comparing components).
+                && (place.lexical.as_os_str() != place.physical.as_os_str() || !same_anchors)
                 && pattern.matches(&place.lexical, self.ws.anchors(), true))
     }
 
@@ -791,8 +793,8 @@ impl PermissionPolicy {
                 }
         };
         let exact = || {
-            Some(Rule::bash_exact(
-                part.allow.as_deref().unwrap_or(&part.text),
+            Some(Grant::Exact(
+                part.allow.as_deref().unwrap_or(&part.text).to_owned(),
             ))
         };
         if let Some((word, why)) = &unplaced {
@@ -811,10 +813,16 @@ impl PermissionPolicy {
             }
         }
         if let Some(o) = self.first_match(RuleList::Ask, &any_view, &subject) {
-            return o.with_grant(part.allow.as_deref().map(Rule::bash_exact), exact());
+            return o.with_grant(
+                part.allow.as_deref().map(|a| Grant::Exact(a.to_owned())),
+                exact(),
+            );
         }
         if let Some(o) = self.path_rule_outcome(RuleList::Ask, &reads, &guessed, &subject) {
-            return o.with_grant(part.allow.as_deref().map(Rule::bash_exact), exact());
+            return o.with_grant(
+                part.allow.as_deref().map(|a| Grant::Exact(a.to_owned())),
+                exact(),
+            );
         }
         let Some(allow_text) = &part.allow else {
             return Outcome::mode(
@@ -825,7 +833,7 @@ impl PermissionPolicy {
         if let Some(o) = self.first_match(RuleList::Allow, &allow_view, &subject) {
             return o;
         }
-        let grant = Some(Rule::bash_exact(allow_text));
+        let grant = Some(Grant::Exact(allow_text.clone()));
         let reads_inside = || -> Result<(), String> {
             if let Some((word, why)) = &unplaced {
                 return Err(format!("it reads {word}, and {why}"));
@@ -981,7 +989,9 @@ impl PermissionPolicy {
         };
         // A file command's writes are granted with the command.
         let grant = match places.as_slice() {
-            [one] if part.by.is_none() => Some(Rule::edit_path(&one.lexical.to_string_lossy())),
+            [one] if part.by.is_none() => {
+                Some(Grant::Rule(Rule::edit_path(&one.lexical.to_string_lossy())))
+            }
             _ => None,
         };
         if let Some(o) = self.session_allow(&narrow, &subject) {
@@ -1053,7 +1063,7 @@ impl PermissionPolicy {
                 part.why
             ));
         }
-        let denial = Rule::bash_exact(&part.text);
+        let denial = Grant::Exact(part.text.clone());
         Outcome::opaque(&subject, part.why.clone(), self.mode).with_grant(None, Some(denial))
     }
 
@@ -1218,12 +1228,13 @@ pub(crate) struct Verdict {
     pub evaluation: Evaluation,
     /// What the deciding outcome is about.
     pub subject: String,
-    /// Each part's verdict.
-    pub parts: Vec<PartEvaluation>,
     /// Rules *allow always* adds (for the parts that were asked about).
     pub grants: Vec<Rule>,
     /// Rules *reject always* adds.
     pub denials: Vec<Rule>,
+    /// Each part's outcome, turned into [`PartEvaluation`]s only when
+    /// asked for ([`Verdict::parts`]): most decisions need only the call's.
+    outcomes: Vec<Outcome>,
 }
 
 impl Verdict {
@@ -1257,25 +1268,37 @@ impl Verdict {
                 origin: Origin::Mode,
             },
         };
+        let subject = best.map(|o| o.subject.clone()).unwrap_or_default();
         let mut grants = Vec::new();
         let mut denials = Vec::new();
         if evaluation.decision == Decision::Ask {
             for o in &outcomes {
                 if o.decision == Decision::Ask {
-                    if let Some(g) = &o.grant {
-                        if !grants.contains(g) {
-                            grants.push(g.clone());
+                    if let Some(g) = o.grant.as_ref().and_then(Grant::rule) {
+                        if !grants.contains(&g) {
+                            grants.push(g);
                         }
                     }
-                    if let Some(d) = &o.denial {
-                        if !denials.contains(d) {
-                            denials.push(d.clone());
+                    if let Some(d) = o.denial.as_ref().and_then(Grant::rule) {
+                        if !denials.contains(&d) {
+                            denials.push(d);
                         }
                     }
                 }
             }
         }
-        let parts = outcomes
+        Verdict {
+            evaluation,
+            subject,
+            grants,
+            denials,
+            outcomes,
+        }
+    }
+
+    /// Each part's verdict, in source order.
+    pub(crate) fn parts(&self) -> Vec<PartEvaluation> {
+        self.outcomes
             .iter()
             .map(|o| PartEvaluation {
                 kind: o.kind,
@@ -1287,14 +1310,32 @@ impl Verdict {
                     origin: o.origin,
                 },
             })
-            .collect();
-        Verdict {
-            evaluation,
-            subject: best.map(|o| o.subject.clone()).unwrap_or_default(),
-            parts,
-            grants,
-            denials,
-        }
+            .collect()
+    }
+
+    /// Whether every part that asks is asked by the mode alone.
+    pub(crate) fn asks_only_by_mode(&self) -> bool {
+        self.outcomes
+            .iter()
+            .all(|o| o.decision != Decision::Ask || o.origin == Origin::Mode)
+    }
+}
+
+/// A rule *allow always* or *reject always* would add, made only when
+/// the call is asked about: the exact command of a part, or a rule
+/// already made.
+#[derive(Debug, Clone)]
+enum Grant {
+    Exact(String),
+    Rule(Rule),
+}
+
+impl Grant {
+    fn rule(&self) -> Option<Rule> {
+        Some(match self {
+            Grant::Exact(text) => Rule::bash_exact(text),
+            Grant::Rule(r) => r.clone(),
+        })
     }
 }
 
@@ -1319,8 +1360,8 @@ struct Outcome {
     origin: Origin,
     rule: Option<String>,
     reason: String,
-    grant: Option<Rule>,
-    denial: Option<Rule>,
+    grant: Option<Grant>,
+    denial: Option<Grant>,
     /// What the outcome is about (`"rm -rf y"`, `write to /x (>)`).
     subject: String,
     /// About something that only may run inside another program's argument.
@@ -1427,7 +1468,7 @@ impl Outcome {
         self
     }
 
-    fn with_grant(mut self, grant: Option<Rule>, denial: Option<Rule>) -> Outcome {
+    fn with_grant(mut self, grant: Option<Grant>, denial: Option<Grant>) -> Outcome {
         self.grant = grant;
         self.denial = denial;
         self

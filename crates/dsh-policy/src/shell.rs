@@ -6,6 +6,7 @@
 //! only walks its syntax tree. Nothing here runs or expands anything.
 
 use crate::programs;
+use crate::quick;
 use crate::word::{is_plain_byte, Arg, Dirs, PathWord};
 use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
@@ -167,8 +168,20 @@ pub(crate) fn analyze(command: &str) -> Analysis {
 }
 
 fn analyze_here(command: &str) -> Analysis {
+    analyze_with(command, true)
+}
+
+/// The analysis with brush-parser only (no [`quick`] path), for the test
+/// that both parse alike.
+#[cfg(test)]
+pub(crate) fn analyze_without_quick(command: &str) -> Analysis {
+    analyze_with(command, false)
+}
+
+fn analyze_with(command: &str, quick: bool) -> Analysis {
     let mut analyzer = Analyzer {
         out: Analysis::default(),
+        quick,
         depth: 0,
         options: ParserOptions::default(),
         maybe: 0,
@@ -925,6 +938,8 @@ const MAX_WRAPPERS: usize = 32;
 
 struct Analyzer {
     out: Analysis,
+    /// Plain command lines skip brush-parser ([`quick`]).
+    quick: bool,
     depth: usize,
     options: ParserOptions,
     /// Above zero while walking a string another program may run as code.
@@ -1008,9 +1023,14 @@ impl Analyzer {
             return;
         }
         let options = &self.options;
-        let parsed = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), options).parse_program()
-        }));
+        let quick = if self.quick { quick::parse(src) } else { None };
+        let parsed = match quick {
+            Some(program) => Ok(Ok(program)),
+            None => std::panic::catch_unwind(AssertUnwindSafe(|| {
+                brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), options)
+                    .parse_program()
+            })),
+        };
         match parsed {
             Ok(Ok(program)) => {
                 let source = Src::new(src);
@@ -1916,7 +1936,12 @@ impl Analyzer {
             .filter_map(|a| a.exact().map(str::to_owned))
             .collect();
         if !understood.files_known {
-            guessed.extend(programs::path_like_words(&inner[1..]));
+            match &understood.guesses {
+                Some(words) => {
+                    guessed.extend(words.iter().filter_map(|a| a.exact().map(str::to_owned)))
+                }
+                None => guessed.extend(programs::path_like_words(&inner[1..])),
+            }
         }
 
         // A program not known to take only data may run what its arguments

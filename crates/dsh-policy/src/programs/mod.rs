@@ -349,6 +349,10 @@ pub(crate) struct Understanding {
     pub interpreter: bool,
     /// The reads and writes above are every file it names (not a guess).
     pub files_known: bool,
+    /// When they are not: the words that may name files, as its row reads
+    /// them (operands, not option values that are data, nor the
+    /// subcommand); `None` when it has no row, and every word may.
+    pub guesses: Option<Vec<Arg>>,
     /// It reads every file under the directories it reads (`grep -r`,
     /// `rg`): a deny `Read` rule for a file in one of them applies.
     pub reads_trees: bool,
@@ -474,11 +478,13 @@ fn subcommand(name: &str, program: &Program, args: &[Arg], u: &mut Understanding
             }
             u.data = inner.data;
             u.files_known = inner.files_known;
+            u.guesses = inner.guesses;
             u.interpreter |= inner.interpreter;
         }
         _ => {
             u.not_read_only(format!("{full} has no row in the program table"));
             u.data = false;
+            u.guesses = Some(path_words(rest));
         }
     }
 }
@@ -589,6 +595,23 @@ pub(super) fn apply(name: &str, program: &Program, args: &[Arg], u: &mut Underst
     u.files_known = row.kind == Kind::ReadOnly || row.files;
     u.reads_trees = row.trees;
     let scan = options::scan(args, &program.options, row.permute);
+    if !u.files_known {
+        // Operands, and the values of options the row does not know (or
+        // knows to name files): a value it knows to be data is no path.
+        let mut guesses: Vec<Arg> = scan.operands.iter().map(|a| (*a).clone()).collect();
+        for g in &scan.options {
+            let data = !g.opts.is_empty()
+                && g.opts.iter().all(|o| {
+                    o.takes
+                        .roles()
+                        .all(|r| matches!(r, Role::Data | Role::Pattern))
+                });
+            if !data {
+                guesses.extend(g.values.iter().cloned());
+            }
+        }
+        u.guesses = Some(guesses);
+    }
     if row.any_words {
         u.read_only = row.kind == Kind::ReadOnly;
     } else {
