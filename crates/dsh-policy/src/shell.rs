@@ -1543,9 +1543,46 @@ impl Analyzer {
                     }
                     other => other.into(),
                 },
-                "exec" => strict_options(rest, &EXEC).into(),
+                "exec" => match strict_options(rest, &EXEC) {
+                    // A program may act by the name it is run under
+                    // (`git-branch`, `pkill` for `pgrep`): deny rules see
+                    // it under that name.
+                    Ok((i, opts)) if opts.iter().any(|(n, _)| n == "-a") => {
+                        let name = opts
+                            .iter()
+                            .find_map(|(n, v)| (n == "-a").then(|| v.clone()).flatten())
+                            .unwrap_or_default();
+                        let after: &[Arg] = rest.get(i + 1..).unwrap_or(&[]);
+                        let mut renamed = vec![Arg::plain(&name)];
+                        renamed.extend(after.iter().cloned());
+                        let mut views = vec![render(&renamed)];
+                        if let Some(sub) = basename(&name).strip_prefix("git-") {
+                            let mut git = vec![Arg::plain("git"), Arg::plain(sub)];
+                            git.extend(after.iter().cloned());
+                            views.push(render(&git));
+                        }
+                        self.opaque_command(
+                            &written,
+                            &argv,
+                            start,
+                            "exec -a runs the program under another name",
+                        );
+                        if let Some(Part::Opaque(o)) = self.out.parts.last_mut() {
+                            o.views.extend(views);
+                        }
+                        return;
+                    }
+                    other => other.into(),
+                },
                 "env" => self.skip_env(rest, &mut privileged),
                 "xargs" => match strict_options(rest, &XARGS) {
+                    Ok((_, opts))
+                        if opts
+                            .iter()
+                            .any(|(n, _)| n.starts_with("--process-slot-var")) =>
+                    {
+                        Skip::Opaque("xargs sets a variable named in its options for what it runs")
+                    }
                     Ok((i, opts)) => {
                         for (n, v) in &opts {
                             if let ("-a" | "--arg-file", Some(file)) = (n.as_str(), v) {

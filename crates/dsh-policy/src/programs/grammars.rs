@@ -105,12 +105,61 @@ pub(super) fn git_remote(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
 }
 
 /// `git log --format=%G?` and the other signature placeholders run the
-/// configured gpg program.
-pub(super) fn git_format(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+/// configured gpg program; `--diff-merges=remerge` runs merge drivers; a
+/// `REV:PATH` operand or `-L…:PATH` reads PATH.
+pub(super) fn git_format(scan: &Scan, args: &[Arg], u: &mut Understanding) {
     for g in &scan.options {
         if g.is("", &["format", "pretty"]) && g.values.iter().any(|v| v.value.contains("%G")) {
             u.run("a signature placeholder runs the configured gpg program");
         }
+        if g.is("", &["diff-merges"])
+            && g.values
+                .iter()
+                .any(|v| matches!(v.value.as_str(), "remerge" | "r"))
+        {
+            u.run("a remerge diff runs the merge drivers the repository configures");
+        }
+        if g.is("L", &[]) {
+            for v in &g.values {
+                if let Some((_, file)) = v.value.rsplit_once(':') {
+                    u.reads.push(Arg::plain(file));
+                }
+            }
+        }
+    }
+    git_objects(scan, args, u);
+}
+
+/// Operands naming a file in a commit or the index (`HEAD:.env`,
+/// `:0:.env`, `:./x`): reads of that file, placed from the working
+/// directory (the repository's root when the agent works there).
+pub(super) fn git_objects(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    if scan
+        .options
+        .iter()
+        .any(|g| g.is("", &["batch", "batch-check", "batch-command"]))
+    {
+        u.reads
+            .push(Arg::unknown("(the objects named on standard input)"));
+    }
+    for a in &scan.operands {
+        let v = a.value.as_str();
+        if v.starts_with('-') {
+            continue;
+        }
+        let Some((_, after)) = v.split_once(':') else {
+            continue;
+        };
+        // `:N:path` names a stage of the index.
+        let path = match after.split_once(':') {
+            Some((stage, rest)) if v.starts_with(':') && stage.len() == 1 => rest,
+            _ => after,
+        };
+        // `:/text` searches commit messages.
+        if path.is_empty() || path.starts_with('/') {
+            continue;
+        }
+        u.reads.push(Arg::plain(path.trim_start_matches("./")));
     }
 }
 
@@ -155,7 +204,8 @@ pub(super) fn git_stash(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
 }
 
 /// `git reflog`, `git reflog show` (with log options); not `expire`, `delete`.
-pub(super) fn git_reflog(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
+pub(super) fn git_reflog(scan: &Scan, args: &[Arg], u: &mut Understanding) {
+    git_format(scan, args, u);
     match args.first().map(|a| a.value.as_str()) {
         None => {}
         Some("show") => as_row("git log", &args[1..], u),
@@ -210,6 +260,14 @@ pub(super) fn git_config(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
         "--show-names",
         "--url",
     ];
+    // The scope's files: the user's and the system's configuration.
+    if args.iter().any(|a| a.value == "--global") {
+        u.reads.push(Arg::unknown("~/.gitconfig"));
+        u.reads.push(Arg::unknown("~/.config/git/config"));
+    }
+    if args.iter().any(|a| a.value == "--system") {
+        u.reads.push(Arg::plain("/etc/gitconfig"));
+    }
     let subcommand = args
         .first()
         .map(|a| a.value.as_str())
@@ -418,11 +476,31 @@ pub(super) fn grep(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
             u.reads.push(Arg::plain("."));
         }
     }
+    if has(scan, "R", &["dereference-recursive"]) {
+        follows_links(u);
+    }
 }
 
-/// `diff -r` reads every file under the directories it compares.
+/// A tree read that follows symbolic links reads wherever they lead.
+fn follows_links(u: &mut Understanding) {
+    u.reads
+        .push(Arg::unknown("(the files the links under the tree lead to)"));
+}
+
+/// `rg -L`, `ag -f`: the tree read follows links.
+pub(super) fn follow_option(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    if has(scan, "Lf", &["follow"]) {
+        follows_links(u);
+    }
+}
+
+/// `diff -r` reads every file under the directories it compares, and
+/// follows the links there unless told not to.
 pub(super) fn diff(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
     if has(scan, "r", &["recursive"]) {
         u.reads_trees = true;
+        if !has(scan, "", &["no-dereference"]) {
+            follows_links(u);
+        }
     }
 }

@@ -15,7 +15,7 @@ use Kind::{Acts, Edits, Interpreter, ReadOnly};
 /// show and how.
 macro_rules! git_diff_options {
     () => {
-        "-p/-u/--patch -s/--no-patch -U/--unified= --output-indicator-new= --output-indicator-old= \
+        "-p/-u/--patch -s/--no-patch -U/--unified[=] --output-indicator-new= --output-indicator-old= \
          --output-indicator-context= --raw --patch-with-raw -t --indent-heuristic --no-indent-heuristic \
          --minimal --patience --histogram --anchored= --diff-algorithm= --stat[=] --compact-summary \
          --numstat --shortstat -X/--dirstat[=] --cumulative --dirstat-by-file[=] --summary \
@@ -32,7 +32,7 @@ macro_rules! git_diff_options {
          --ignore-submodules[=] --src-prefix= --dst-prefix= --no-prefix --default-prefix \
          --line-prefix= --ita-invisible-in-index --ita-visible-in-index --cached --staged \
          --merge-base --no-index -1/--base -2/--ours -3/--theirs -0 -m -c --cc --dd \
-         --combined-all-paths --remerge-diff --diff-merges= --no-diff-merges"
+         --combined-all-paths ^--remerge-diff --diff-merges= --no-diff-merges"
     };
 }
 
@@ -270,6 +270,7 @@ pub(crate) const ROWS: &[Row] = &[
         .operands("p r*")
         .walks()
         .trees()
+        .grammar(grammars::follow_option)
         .data()
         .examples(
             &["rg TODO", "rg -n 'fn main' --type rust", "rg -l x src"],
@@ -288,6 +289,7 @@ pub(crate) const ROWS: &[Row] = &[
         .operands("p r*")
         .walks()
         .trees()
+        .grammar(grammars::follow_option)
         .data()
         .examples(&["ag foo", "ag -i foo src"], &["ag --pager=sh x", "ag --pag sh x", "ag --pager sh x"]),
     Row::new("which", ReadOnly)
@@ -622,6 +624,7 @@ pub(crate) const ROWS: &[Row] = &[
         .data()
         .examples(&["git show HEAD", "git show --stat HEAD~1"], &["git show --ext-diff", "git show --output=x"]),
     Row::new("git diff", ReadOnly)
+        .grammar(grammars::git_objects)
         .opts(git_diff_options!())
         .operands("r*")
         .data()
@@ -664,17 +667,19 @@ pub(crate) const ROWS: &[Row] = &[
         .data()
         .examples(&["git blame src/main.rs", "git blame -L 1,20 f"], &["git blame --x f"]),
     Row::new("git describe", ReadOnly)
-        .opts("--dirty[=] --broken[=] --all --tags --contains --abbrev= --candidates= --exact-match --debug --long --match= --exclude= --always --first-parent")
+        .opts("--dirty[=] --broken[=] --all --tags --contains --abbrev[=] --candidates= --exact-match --debug --long --match= --exclude= --always --first-parent")
         .operands("d*")
         .data()
         .examples(&["git describe --tags"], &["git describe --x"]),
     Row::new("git shortlog", ReadOnly)
+        .grammar(grammars::git_format)
         .opts(concat!("--numbered --summary -s -e/--email --group= -c -w[=] ", git_log_options!()))
         .operands("r*")
         .data()
         .examples(&["git shortlog -sn"], &["git shortlog --x"]),
     Row::new("git cat-file", ReadOnly)
-        .opts("-t -s -e -p --mailmap --no-mailmap --allow-unknown-type --batch[=] --batch-check[=] --batch-command[=] --batch-all-objects --buffer --follow-symlinks --unordered -z -Z ^--textconv ^--filters --path=")
+        .grammar(grammars::git_objects)
+        .opts("-t -s -e -p --mailmap --no-mailmap --allow-unknown-type !--batch[=] !--batch-check[=] !--batch-command[=] --batch-all-objects --buffer --follow-symlinks --unordered -z -Z ^--textconv ^--filters --path=")
         .operands("d*")
         .data()
         .examples(&["git cat-file -p HEAD"], &["git cat-file --x HEAD"]),
@@ -706,7 +711,7 @@ pub(crate) const ROWS: &[Row] = &[
         .examples(&["git grep -n x", "git grep -e a -- src"], &["git grep -Oless x", "git grep --open x", "git grep -nO x"]),
     Row::new("git branch", ReadOnly)
         .opts(
-            "-a/--all -r/--remotes -l/--list -v/--verbose -q/--quiet --abbrev= --no-abbrev \
+            "-a/--all -r/--remotes -l/--list -v/--verbose -q/--quiet --abbrev[=] --no-abbrev \
              --color[=] --no-color --column[=] --no-column --sort= --merged[=] --no-merged[=] \
              --contains[=] --no-contains[=] --points-at= --format= -i/--ignore-case --show-current \
              --omit-empty",
