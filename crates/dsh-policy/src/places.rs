@@ -344,6 +344,8 @@ impl Workspace {
             for d in dirs {
                 let dir = match d.strip_prefix('~') {
                     Some(rest) => path::normalise(&home()?.join(rest.trim_start_matches('/'))),
+                    // No `cd` before it: the call's directory, normalised already.
+                    None if d.is_empty() => base.to_path_buf(),
                     None => path::absolute(d, base),
                 };
                 starts.push(dir);

@@ -569,20 +569,36 @@ impl CommandPattern {
     /// and then `*`, a match from a later start implies one from the first
     /// start where the head fits, so only that start is tried.
     pub(crate) fn matches_from_any_start(&self, text: &str, limit: usize) -> bool {
-        let bytes = text.as_bytes();
-        let limit = limit.min(bytes.len());
-        let mut starts = std::iter::once(0).chain(
-            (0..limit.saturating_sub(1))
-                .filter(|&i| starts_word_after(bytes[i]))
-                .map(|i| i + 1),
-        );
         if self.head.is_empty() {
             return self.matches(text);
         }
+        let bytes = text.as_bytes();
+        let limit = limit.min(bytes.len());
+        // Only where the head occurs can a match start: a substring search
+        // finds those places faster than trying every word start.
+        let head = self.head.as_bytes();
+        let first = head[0];
+        let mut from = 0;
+        let mut starts = std::iter::from_fn(|| {
+            // Every occurrence, overlapping ones included: a scan for the
+            // first byte, then a comparison (the texts are short, and a
+            // substring searcher costs more to set up than this).
+            loop {
+                let j = from + bytes.get(from..)?.iter().position(|&b| b == first)?;
+                from = j + 1;
+                if bytes[j..].starts_with(head) {
+                    return Some(j);
+                }
+            }
+        })
+        .take_while(|&j| j == 0 || j < limit)
+        .filter(|&j| j == 0 || starts_word_after(bytes[j - 1]));
         if !self.starred {
             return starts.any(|j| self.matches(&text[j..]));
         }
-        match starts.find(|&j| text[j..].starts_with(self.head.as_str())) {
+        // With a star after the head, the leftmost start matches whenever
+        // any later one does.
+        match starts.next() {
             Some(j) => self.matches(&text[j..]),
             None => false,
         }
@@ -700,6 +716,7 @@ mod tests {
             lead in proptest::bool::ANY,
             prefix in proptest::bool::ANY,
             text in "[ab /;]{0,12}",
+            limit in 0usize..14,
         ) {
             let mut segs = Vec::new();
             let mut spec = String::new();
@@ -735,9 +752,11 @@ mod tests {
             let text = normalise_space(&text);
             proptest::prop_assert_eq!(p.matches(&text), naive(&segs, prefix, &text), "{} vs {:?}", spec, text);
             let b = text.as_bytes();
-            let starts = std::iter::once(0).chain((0..b.len().saturating_sub(1)).filter(|&i| starts_word_after(b[i])).map(|i| i + 1));
-            let any = starts.collect::<Vec<_>>().into_iter().any(|j| naive(&segs, prefix, &text[j..]));
-            proptest::prop_assert_eq!(p.matches_from_any_start(&text, text.len()), any, "{} within {:?}", spec, text);
+            for limit in [text.len(), limit.min(text.len())] {
+                let starts = std::iter::once(0).chain((0..limit.saturating_sub(1)).filter(|&i| starts_word_after(b[i])).map(|i| i + 1));
+                let any = starts.collect::<Vec<_>>().into_iter().any(|j| naive(&segs, prefix, &text[j..]));
+                proptest::prop_assert_eq!(p.matches_from_any_start(&text, limit), any, "{} within {:?} up to {}", spec, text, limit);
+            }
         }
     }
 
