@@ -320,6 +320,11 @@
 //! * **Fail closed.** Whatever is not understood becomes an *ask* part; parser
 //!   panics are caught; deeply nested input is parsed on a thread whose stack
 //!   grows with the nesting, and past a limit it is not parsed at all.
+//! * **A fast path for plain lines.** Most command lines are plain words
+//!   joined by `|`, `&&`, `||` and `;`; for those a small lexer builds the
+//!   same syntax tree brush-parser would, without its general machinery
+//!   (half of a decision's time). Anything else goes to brush-parser, and a
+//!   property test checks that both give the same analysis.
 //! * **One place for precedence.** Plan mode is a [`Mode`] of
 //!   [`PermissionMiddleware`], so deny rules, plan mode, ask and allow rules
 //!   merge in one function and the order is the table above.
@@ -350,10 +355,20 @@
 //! * Paths are decided when the call is: a link made or changed while the
 //!   command runs (`ln -s .env x && cat x` in one line) is not seen; only a
 //!   sandbox holds then.
-//! * A directory read (`grep -r x .`, `ls dir`, `du -a dir`) is checked as
-//!   the directory, not as each file in it: `deny Read(./.env)` does not
-//!   stop `grep -r TOKEN .` from reading `.env`. Deny a directory, or use a
-//!   sandbox, where that matters.
+//! * A program that reads every file under a directory (`grep -r`, `rg`,
+//!   `git grep`, `diff -r`, `cp -r`) is denied when a deny `Read` rule
+//!   anchored to a place (`Read(./.env)`, `Read(//etc/**)`) names a file that
+//!   exists below it; a rule for a name at any depth (`Read(*.pem)`) is not
+//!   searched for (that would walk the tree at every decision), and a
+//!   listing (`ls -R`, `du -a`, `find`) reads names, not contents. `git diff`,
+//!   `git log -p` and `git show` print tracked files without naming them: a
+//!   tracked `.env` is printed. Only the sandbox's read denials hold there.
+//! * `REV:PATH` (`git show HEAD:.env`) is placed from the working directory,
+//!   which is the repository's root when the agent works at the root.
+//! * `git config --list` and `--get` read the user's and the system's
+//!   configuration too; only `--global` and `--system` name those files.
+//! * Any git command may fetch missing objects in a partial clone: only a
+//!   sandbox without network stops that.
 //! * The words of a program the command table does not describe are
 //!   guessed: one that merely looks like a denied path (`git commit -m
 //!   .env`, `python3 x.py .env`) denies; a file the program opens without
