@@ -8,10 +8,32 @@
 use crate::programs;
 use crate::quick;
 use crate::word::{is_plain_byte, Arg, Dirs, PathWord};
+
+mod builtins;
+mod text;
+mod variables;
+mod wrappers;
+
 use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::ParserOptions;
+use builtins::{
+    builtin_changes_the_shell, cd_target, join_dir, printf_sets_dangerous_variable, reads_a_stream,
+    union_dirs, FOREIGN_SHELLS, SHELLS, SUBSCRIPT_COMMANDS,
+};
 use std::panic::AssertUnwindSafe;
+use text::{
+    arithmetic_part_expands, basename, brace_expand, ends_exec, evaluates_value,
+    expands_unseen_value, flat, has_brace, has_glob, has_glob_or_brace, is_arithmetic_test,
+    literal_starts, names_a_variable, plain_arithmetic, render, render_from,
+    starts_with_literal_name, value_is_inert, MAX_BRACE_WORD, MAX_BRACE_WORDS, SHELL_CODE_BYTES,
+};
+use variables::{exported_variable_is_risky, is_startup_variable, shell_variable_is_risky};
+use wrappers::{
+    assignment_name, plain_word, strict_options, watch_command, with_positional, Skip, WatchUse,
+    COMMAND, DOAS, EXEC, IONICE, NICE, NO_OPTIONS, SETSID, STDBUF, SUDO, TASKSET, TIME, TIMEOUT,
+    XARGS,
+};
 
 /// Longest command line analysed; longer ones are asked about.
 pub(crate) const MAX_COMMAND_BYTES: usize = 1 << 20;
@@ -296,282 +318,16 @@ fn has_oversized_fd_number(s: &str) -> bool {
     false
 }
 
-fn render(args: &[Arg]) -> String {
-    render_from("", args).0
-}
-
-/// Renders `prefix` and the words in normal form; returns the text and
-/// where each word starts in it.
-fn render_from(prefix: &str, args: &[Arg]) -> (String, Vec<usize>) {
-    let mut out =
-        String::with_capacity(prefix.len() + args.iter().map(|a| a.raw.len() + 1).sum::<usize>());
-    out.push_str(prefix);
-    let mut offsets = Vec::with_capacity(args.len());
-    for a in args {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        offsets.push(out.len());
-        out.push_str(&a.display());
-    }
-    (out, offsets)
-}
-
-/// The words' values joined by single spaces, white space inside them
-/// collapsed: the text deny rules search for commands a program may run.
-fn flat(args: &[Arg]) -> String {
-    let mut out = String::with_capacity(args.iter().map(|a| a.value.len() + 1).sum::<usize>());
-    for a in args {
-        for w in a.value.split_whitespace() {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(w);
-        }
-    }
-    out
-}
-
-/// The words with each one the analysis cannot see cut where its first
-/// expansion starts (quotes dropped): what deny rules can still recognise.
-fn literal_starts(args: &[Arg]) -> String {
-    let mut out = String::new();
-    for a in args {
-        let text = if a.literal {
-            a.value.as_str()
-        } else {
-            a.raw.split(['$', '`']).next().unwrap_or("")
-        };
-        for w in text.split(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
-            if !w.is_empty() {
-                if !out.is_empty() {
-                    out.push(' ');
-                }
-                out.push_str(w);
-            }
-        }
-    }
-    out
-}
-
-/// Bytes that make a string argument worth parsing as shell code.
-const SHELL_CODE_BYTES: &[char] = &[' ', '\t', '\n', ';', '&', '|', '(', '`', '$', '<', '>'];
-/// Longest word whose brace expansion is followed.
-const MAX_BRACE_WORD: usize = 4096;
-/// Most words a command's brace expansions may make.
-const MAX_BRACE_WORDS: usize = 256;
-
-/// Expands the braces of a word (no quotes or expansions in it) into
-/// `out`, as bash does: `a{b,c}d` → `abd acd`, `{1..3}`, `{a..c}`,
-/// `{1..9..2}`, nested groups. `false` when it would make more than
-/// `limit` words.
-fn brace_expand(word: &str, out: &mut Vec<String>, limit: usize) -> bool {
-    let b = word.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'{' {
-            let mut depth = 0usize;
-            let mut commas = Vec::new();
-            let mut close = None;
-            for (j, &c) in b.iter().enumerate().skip(i) {
-                match c {
-                    b'{' => depth += 1,
-                    b'}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            close = Some(j);
-                            break;
-                        }
-                    }
-                    b',' if depth == 1 => commas.push(j),
-                    _ => {}
-                }
-            }
-            let Some(close) = close else {
-                break;
-            };
-            let inner = &word[i + 1..close];
-            let alternatives: Vec<String> = if !commas.is_empty() {
-                let mut parts = Vec::with_capacity(commas.len() + 1);
-                let mut from = i + 1;
-                for &c in &commas {
-                    parts.push(word[from..c].to_owned());
-                    from = c + 1;
-                }
-                parts.push(word[from..close].to_owned());
-                parts
-            } else if let Some(seq) = brace_sequence(inner, limit) {
-                seq
-            } else {
-                i += 1;
-                continue;
-            };
-            let (prefix, suffix) = (&word[..i], &word[close + 1..]);
-            for alt in alternatives {
-                if !brace_expand(&format!("{prefix}{alt}{suffix}"), out, limit) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        i += 1;
-    }
-    if out.len() >= limit {
-        return false;
-    }
-    out.push(word.to_owned());
-    true
-}
-
-/// `{1..5}`, `{a..e}`, `{10..1..3}`: the sequence, when short enough.
-fn brace_sequence(inner: &str, limit: usize) -> Option<Vec<String>> {
-    let mut parts = inner.split("..");
-    let (from, to) = (parts.next()?, parts.next()?);
-    let step: i64 = match parts.next() {
-        Some(s) => s.parse().ok()?,
-        None => 1,
-    };
-    if parts.next().is_some() {
-        return None;
-    }
-    let step = step.unsigned_abs().max(1);
-    let range = |a: i64, b: i64| -> Option<Vec<i64>> {
-        let n = a.abs_diff(b) / step + 1;
-        if n > limit as u64 {
-            return None;
-        }
-        let mut v = Vec::with_capacity(n as usize);
-        let mut x = a;
-        for _ in 0..n {
-            v.push(x);
-            x = if a <= b {
-                x + step as i64
-            } else {
-                x - step as i64
-            };
-        }
-        Some(v)
-    };
-    if let (Ok(a), Ok(b)) = (from.parse::<i64>(), to.parse::<i64>()) {
-        return Some(range(a, b)?.into_iter().map(|x| x.to_string()).collect());
-    }
-    let (mut fa, mut fb) = (from.chars(), to.chars());
-    match (fa.next(), fa.next(), fb.next(), fb.next()) {
-        (Some(a), None, Some(b), None) if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
-            Some(
-                range(a as i64, b as i64)?
-                    .into_iter()
-                    .filter_map(|x| u8::try_from(x).ok().map(|c| (c as char).to_string()))
-                    .collect(),
-            )
-        }
-        _ => None,
-    }
-}
-
-/// Unquoted text that the shell would expand: a glob (`*`, `?`, `[…]`) or a
-/// brace expansion (`{a,b}`, `{1..3}`).
-fn has_glob_or_brace(s: &str) -> bool {
-    has_glob(s) || has_brace(s)
-}
-
-/// A glob: `*`, `?` or a bracket expression.
-fn has_glob(s: &str) -> bool {
-    if s.contains(['*', '?']) {
-        return true;
-    }
-    match s.find('[') {
-        Some(open) => s[open + 1..].contains(']'),
-        None => false,
-    }
-}
-
-/// A brace group with a `,` or `..` in it (one pass, any nesting).
-fn has_brace(s: &str) -> bool {
-    let b = s.as_bytes();
-    // For each open group: whether it has a separator yet.
-    let mut open: Vec<bool> = Vec::new();
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'{' => open.push(false),
-            b',' => {
-                if let Some(top) = open.last_mut() {
-                    *top = true;
-                }
-            }
-            b'.' if b.get(i + 1) == Some(&b'.') => {
-                if let Some(top) = open.last_mut() {
-                    *top = true;
-                }
-            }
-            b'}' if open.pop() == Some(true) => return true,
-            _ => {}
-        }
-    }
-    false
-}
-
-/// Where `cd`/`pushd` ARGS goes: `None` when the analysis cannot tell
-/// (`cd -`, `popd`, `pushd +1`, a word it cannot see).
-fn cd_target(name: &str, args: &[Arg]) -> Option<String> {
-    if name == "popd" {
-        return None;
-    }
-    // `-P` resolves links on the way (`up/..` through a link is not the
-    // directory `up` is in), which the analysis does not follow.
-    if args
-        .iter()
-        .take_while(|a| a.value.starts_with('-') && a.value != "--")
-        .any(|a| a.value.contains('P'))
-    {
-        return None;
-    }
-    let mut rest = args
-        .iter()
-        .skip_while(|a| matches!(a.value.as_str(), "-L" | "-e" | "-@"));
-    let first = match rest.next() {
-        Some(a) if a.value == "--" => rest.next(),
-        other => other,
-    };
-    match first {
-        None if name == "cd" => Some("~".to_owned()),
-        None => None,
-        Some(a) => match PathWord::of(a) {
-            PathWord::Literal(v) if v != "-" && !v.starts_with(['+', '-']) && !v.is_empty() => {
-                Some(v)
-            }
-            PathWord::Home(rest) if rest.is_empty() => Some("~".to_owned()),
-            PathWord::Home(rest) => Some(format!("~/{rest}")),
-            _ => None,
-        },
-    }
-}
-
-/// `dir` then `cd target` (a candidate of [`Dirs`]).
-fn join_dir(dir: &str, target: &str) -> String {
-    if target.starts_with('/') || target.starts_with('~') || dir.is_empty() {
-        target.to_owned()
-    } else {
-        format!("{}/{target}", dir.trim_end_matches('/'))
-    }
-}
-
-/// Every directory either may be.
-fn union_dirs(a: &Dirs, b: &Dirs) -> Dirs {
-    let (Some(a), Some(b)) = (a, b) else {
-        return None;
-    };
-    let mut out = a.clone();
-    for d in b {
-        if !out.contains(d) {
-            out.push(d.clone());
-        }
-    }
-    Some(out)
-}
-
-fn basename(name: &str) -> &str {
-    name.rsplit('/').next().unwrap_or(name)
+/// What looking through a command's wrappers found.
+struct LookedThrough {
+    /// The wrapped command's first word.
+    start: usize,
+    /// A wrapper or an assignment gives it privileges (`sudo`, `LD_PRELOAD=`).
+    privileged: bool,
+    /// The privileges as written, for the form an allow rule must match.
+    priv_prefix: Vec<String>,
+    /// The words name nothing to run (`command -v rm`, `env`).
+    runs_nothing: bool,
 }
 
 /// Where a command's standard input comes from, when a shell may read a script from it.
@@ -582,319 +338,6 @@ enum Stdin {
     /// Something else (a file, an expanded here-document).
     Unknown,
 }
-
-/// What a wrapper leaves to run.
-enum Skip {
-    /// The wrapped command starts this many words after the wrapper's name.
-    Inner(usize),
-    /// The wrapper runs no command (`env` alone, `command -v x`).
-    NoCommand,
-    /// A plain positional argument starts this many words after the
-    /// wrapper's name, and the wrapped command follows it.
-    Positional(usize),
-    /// We cannot tell what it runs.
-    Opaque(&'static str),
-}
-
-/// Variables known to change which program runs, what it loads or which
-/// configuration it reads: by exact name, by prefix, and by the suffixes
-/// such variables are named with (`*_CONFIG`, `*_PATH`, `*PAGER`, …), so
-/// that a program's variable nobody listed is usually caught by its shape.
-fn is_dangerous_variable(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "PATH",
-        "BASH_ENV",
-        "ENV",
-        "PROMPT_COMMAND",
-        "IFS",
-        "SHELLOPTS",
-        "BASHOPTS",
-        "PS4",
-        "CDPATH",
-        "HOME",
-        "EDITOR",
-        "VISUAL",
-        "BROWSER",
-        "LESSOPEN",
-        "LESSCLOSE",
-        "SSH_ASKPASS",
-        "SUDO_ASKPASS",
-        "CC",
-        "CXX",
-        "SHELL",
-        "RUSTC",
-        "RUSTC_WRAPPER",
-        "RUSTDOC",
-        "ZDOTDIR",
-        "TMPDIR",
-        "INPUTRC",
-        "TERMINFO",
-        "GLOBIGNORE",
-        "POSIXLY_CORRECT",
-    ];
-    const PREFIXES: &[&str] = &[
-        "LD_",
-        "DYLD_",
-        "GIT_",
-        "BASH_",
-        "XDG_",
-        "NPM_CONFIG_",
-        "npm_config_",
-        "YARN_",
-        "CARGO_",
-        "RUSTUP_",
-        "PYTHON",
-        "PIP_",
-        "PERL",
-        "RUBY",
-        "GEM_",
-        "BUNDLE_",
-        "NODE_",
-        "JAVA_",
-        "_JAVA_",
-        "JDK_",
-        "MAVEN_",
-        "GRADLE_",
-        "GO",
-        "DOCKER_",
-        "KUBE",
-        "SSH_",
-        "GNUPG",
-        "GPG_",
-    ];
-    const SUFFIXES: &[&str] = &[
-        "PAGER",
-        "EDITOR",
-        "_CONFIG",
-        "_CONFIG_PATH",
-        "_CONFIG_FILE",
-        "_CONFIG_DIR",
-        "_CONFIG_HOME",
-        "_HOME",
-        "_PATH",
-        "_OPTIONS",
-        "_OPTS",
-        "FLAGS",
-        "_COMMAND",
-        "_CMD",
-        "_PROGRAM",
-        "_WRAPPER",
-        "_RC",
-        "RC_FILE",
-        "_ASKPASS",
-        "_PLUGINS",
-        "_PRELOAD",
-    ];
-    EXACT.contains(&name)
-        || PREFIXES.iter().any(|p| name.starts_with(p))
-        || SUFFIXES.iter().any(|p| name.ends_with(p))
-}
-
-/// Variables known to change only output, locale or logging.
-fn is_harmless_variable(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "LANG",
-        "LANGUAGE",
-        "TZ",
-        "TERM",
-        "COLUMNS",
-        "LINES",
-        "NO_COLOR",
-        "FORCE_COLOR",
-        "CLICOLOR",
-        "CLICOLOR_FORCE",
-        "COLORTERM",
-        "CI",
-        "DEBUG",
-        "VERBOSE",
-        "RUST_LOG",
-        "RUST_BACKTRACE",
-        "RUST_LIB_BACKTRACE",
-        "RUST_TEST_THREADS",
-        "RUST_MIN_STACK",
-        "CARGO_TERM_COLOR",
-        "CARGO_TERM_VERBOSE",
-        "CARGO_INCREMENTAL",
-        "NODE_ENV",
-        "PYTHONUNBUFFERED",
-        "PYTHONDONTWRITEBYTECODE",
-        "PYTHONHASHSEED",
-        "PYTHONIOENCODING",
-        "PYTHONWARNINGS",
-        "GIT_PAGER_IN_USE",
-        "GIT_TERMINAL_PROMPT",
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_AUTHOR_DATE",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-        "GIT_COMMITTER_DATE",
-        "LOG_LEVEL",
-        "RAYON_NUM_THREADS",
-        "OMP_NUM_THREADS",
-        "HISTFILE",
-        "HISTSIZE",
-        "PORT",
-        "HOST",
-        "LOGNAME",
-        "USER",
-        "PWD",
-        "OLDPWD",
-        "SHLVL",
-    ];
-    EXACT.contains(&name) || name.starts_with("LC_")
-}
-
-/// A variable in a command's environment (`VAR=x cmd`, `env VAR=x cmd`,
-/// `export VAR=x`): every program may read it, so anything not known to
-/// be harmless is treated as changing what runs.
-fn exported_variable_is_risky(name: &str) -> bool {
-    !is_harmless_variable(name)
-}
-
-/// A shell variable set on its own (`VAR=x`): exported only when the
-/// environment already has it, which the names programs read usually are.
-fn shell_variable_is_risky(name: &str) -> bool {
-    is_dangerous_variable(name) && !is_harmless_variable(name)
-}
-
-/// Commands that may evaluate an argument as an array subscript, which runs
-/// any command substitution in it.
-const SUBSCRIPT_COMMANDS: &[&str] = &[
-    "[",
-    "test",
-    "let",
-    "printf",
-    "declare",
-    "local",
-    "typeset",
-    "read",
-    "export",
-    "readonly",
-    "unset",
-    "mapfile",
-    "readarray",
-    "wait",
-];
-
-/// Builtins that change how the shell reads or runs the rest of the line
-/// (globbing, options, history, completion hooks, integer and reference
-/// variables), or that run a string: the analysis does not model what
-/// follows them.
-fn builtin_changes_the_shell(base: &str, args: &[Arg]) -> Option<&'static str> {
-    let option = |a: &Arg| a.value.starts_with(['-', '+']) && a.value.len() > 1;
-    let flags = |letters: &[char]| {
-        args.iter()
-            .take_while(|a| option(a))
-            .any(|a| a.value[1..].contains(letters))
-    };
-    match base {
-        "shopt" if args.iter().any(|a| !a.literal || matches!(a.value.as_str(), "-s" | "-u" | "-o") || a.value.starts_with("-s") || a.value.starts_with("-u")) => {
-            Some("shopt changes how the shell expands globs or runs commands")
-        }
-        "set" => {
-            // Options scripts set for their own safety; anything else
-            // (allexport, keyword, history, noglob, …) changes how the
-            // rest of the line runs.
-            const SAFE: &[&str] = &[
-                "-e", "+e", "-u", "+u", "-x", "+x", "-v", "+v", "-eu", "-ue", "-ex", "-xe", "-eux",
-                "-euo", "-eo", "-uo", "-o", "+o",
-            ];
-            const SAFE_NAMES: &[&str] = &["errexit", "nounset", "xtrace", "verbose", "pipefail"];
-            let mut words = args.iter();
-            while let Some(a) = words.next() {
-                if !a.literal {
-                    return Some("set with a word the analysis cannot see");
-                }
-                let v = a.value.as_str();
-                if v == "--" || v == "-" || !option(a) {
-                    // Positional parameters: values arithmetic could run.
-                    return Some("set gives the positional parameters values");
-                }
-                if !SAFE.contains(&v) {
-                    return Some("set changes how the shell expands words or runs commands");
-                }
-                if v.ends_with('o') {
-                    match words.next() {
-                        Some(n) if n.literal && SAFE_NAMES.contains(&n.value.as_str()) => {}
-                        Some(_) => {
-                            return Some("set -o changes how the shell expands words or runs commands")
-                        }
-                        None => {}
-                    }
-                }
-            }
-            None
-        }
-        "history" if args.iter().any(|a| !a.literal || option(a)) => {
-            Some("history with an option changes or expands the shell's history")
-        }
-        "fc" => Some("fc runs commands from the shell's history"),
-        "test" | "["
-            if args
-                .windows(2)
-                .any(|w| matches!(w[0].value.as_str(), "-v" | "-R") && !w[1].literal) =>
-        {
-            Some("-v evaluates the subscript of a name the analysis cannot see, which can run code")
-        }
-        "compgen" | "complete" | "bind" => {
-            Some("it installs or runs completion and key-binding commands")
-        }
-        "mapfile" | "readarray" if flags(&['C']) => Some("mapfile -C runs a callback"),
-        "declare" | "typeset" | "local" | "readonly" | "export" if flags(&['n', 'i']) => {
-            Some("a reference or integer variable evaluates or redirects what is assigned to it")
-        }
-        "let" if args.iter().any(|a| !a.literal || expands_unseen_value(&a.raw)) => {
-            Some("let evaluates a value the analysis cannot see as arithmetic, which can run code stored in it")
-        }
-        _ => None,
-    }
-}
-
-/// `printf -v NAME` (or `-vNAME`) with a dangerous or non-literal NAME.
-fn printf_sets_dangerous_variable(args: &[Arg]) -> bool {
-    let mut i = 0;
-    while i < args.len() {
-        let v = args[i].value.as_str();
-        if v == "--" || !v.starts_with('-') {
-            break;
-        }
-        let name = if v == "-v" {
-            args.get(i + 1)
-        } else if v.starts_with("-v") {
-            Some(&args[i])
-        } else {
-            None
-        };
-        if let Some(a) = name {
-            let n = if v == "-v" { a.value.as_str() } else { &v[2..] };
-            if !a.literal || a.pattern || shell_variable_is_risky(n) {
-                return true;
-            }
-            i += if v == "-v" { 2 } else { 1 };
-            continue;
-        }
-        i += 1;
-    }
-    false
-}
-
-/// A script path that names a stream (standard input, a descriptor), not a file.
-fn reads_a_stream(path: &str) -> bool {
-    path == "/dev/stdin"
-        || path.starts_with("/dev/fd/")
-        || path.starts_with("/proc/")
-        || path.starts_with("/dev/pts/")
-        || path == "/dev/tty"
-}
-
-/// Variables naming a shell's startup file: setting them is unanalysable.
-fn is_startup_variable(name: &str) -> bool {
-    matches!(name, "BASH_ENV" | "ENV" | "ZDOTDIR")
-}
-
-const SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"];
-const FOREIGN_SHELLS: &[&str] = &["fish", "csh", "tcsh", "nu", "pwsh", "xonsh", "elvish"];
 
 /// A script being walked: its text, and how to find a span of it (the
 /// parser's positions count characters).
@@ -1468,7 +911,7 @@ impl Analyzer {
         let Some(mut argv) = self.expand_braces(argv, &env) else {
             return;
         };
-        let mut privileged = dangerous_env;
+        let privileged = dangerous_env;
         let env_text = env.join(" ");
         // The command as written, rendered once: every step of looking
         // through wrappers is a suffix of it, so no step renders again.
@@ -1480,222 +923,15 @@ impl Analyzer {
         if dangerous_env {
             priv_prefix.push(env_text.clone());
         }
-        let mut start = 0usize;
-        let mut wrappers = 0usize;
-        let mut runs_nothing = false;
-        loop {
-            let Some(name) = argv[start].exact() else {
-                self.opaque_command(
-                    &written,
-                    &argv,
-                    start,
-                    "the command name is not a literal word",
-                );
-                return;
-            };
-            if wrappers == MAX_WRAPPERS {
-                self.opaque_command(
-                    &written,
-                    &argv,
-                    start,
-                    "it has more wrappers than the analysis follows",
-                );
-                return;
-            }
-            let rest = &argv[start + 1..];
-            let skip = match basename(name) {
-                "timeout" => with_positional(strict_options(rest, &TIMEOUT)),
-                "nice" => strict_options(rest, &NICE).into(),
-                "nohup" | "builtin" | "busybox" => strict_options(rest, &NO_OPTIONS).into(),
-                "stdbuf" => strict_options(rest, &STDBUF).into(),
-                "setsid" => strict_options(rest, &SETSID).into(),
-                // `time -- cmd` runs cmd; the parser leaves the `--` as a word.
-                "--" => Skip::Inner(0),
-                "ionice" => match strict_options(rest, &IONICE) {
-                    Ok((_, opts))
-                        if opts.iter().any(|(n, _)| {
-                            matches!(
-                                n.as_str(),
-                                "-p" | "-P" | "-u" | "--pid" | "--pgid" | "--uid"
-                            )
-                        }) =>
-                    {
-                        Skip::NoCommand
-                    }
-                    other => other.into(),
-                },
-                "taskset" => match strict_options(rest, &TASKSET) {
-                    Ok((_, opts))
-                        if opts
-                            .iter()
-                            .any(|(n, _)| matches!(n.as_str(), "-p" | "--pid")) =>
-                    {
-                        Skip::NoCommand
-                    }
-                    // Options, then the mask or CPU list, then the command.
-                    other => with_positional(other),
-                },
-                "command" => match strict_options(rest, &COMMAND) {
-                    Ok((_, opts))
-                        if opts.iter().any(|(n, _)| matches!(n.as_str(), "-v" | "-V")) =>
-                    {
-                        Skip::NoCommand
-                    }
-                    other => other.into(),
-                },
-                "exec" => match strict_options(rest, &EXEC) {
-                    // A program may act by the name it is run under
-                    // (`git-branch`, `pkill` for `pgrep`): deny rules see
-                    // it under that name.
-                    Ok((i, opts)) if opts.iter().any(|(n, _)| n == "-a") => {
-                        let name = opts
-                            .iter()
-                            .find_map(|(n, v)| (n == "-a").then(|| v.clone()).flatten())
-                            .unwrap_or_default();
-                        let after: &[Arg] = rest.get(i + 1..).unwrap_or(&[]);
-                        let mut renamed = vec![Arg::plain(&name)];
-                        renamed.extend(after.iter().cloned());
-                        let mut views = vec![render(&renamed)];
-                        if let Some(sub) = basename(&name).strip_prefix("git-") {
-                            let mut git = vec![Arg::plain("git"), Arg::plain(sub)];
-                            git.extend(after.iter().cloned());
-                            views.push(render(&git));
-                        }
-                        self.opaque_command(
-                            &written,
-                            &argv,
-                            start,
-                            "exec -a runs the program under another name",
-                        );
-                        if let Some(Part::Opaque(o)) = self.out.parts.last_mut() {
-                            o.views.extend(views);
-                        }
-                        return;
-                    }
-                    other => other.into(),
-                },
-                "env" => self.skip_env(rest, &mut privileged),
-                "xargs" => match strict_options(rest, &XARGS) {
-                    Ok((_, opts))
-                        if opts
-                            .iter()
-                            .any(|(n, _)| n.starts_with("--process-slot-var")) =>
-                    {
-                        Skip::Opaque("xargs sets a variable named in its options for what it runs")
-                    }
-                    Ok((i, opts)) => {
-                        for (n, v) in &opts {
-                            if let ("-a" | "--arg-file", Some(file)) = (n.as_str(), v) {
-                                self.read(&Arg::plain(file), "xargs -a");
-                            }
-                        }
-                        let replace = opts.iter().rev().find_map(|(n, v)| match n.as_str() {
-                            "-I" | "-i" | "--replace" => {
-                                Some(v.clone().unwrap_or_else(|| "{}".to_owned()))
-                            }
-                            _ => None,
-                        });
-                        let cmd_at = start + 1 + i;
-                        match replace {
-                            Some(r) if cmd_at < argv.len() => {
-                                let cmd = &argv[cmd_at];
-                                let shell_like = cmd.exact().is_some_and(|c| {
-                                    let b = basename(c);
-                                    SHELLS.contains(&b)
-                                        || FOREIGN_SHELLS.contains(&b)
-                                        || b == "eval"
-                                });
-                                if r.is_empty() || shell_like || cmd.value.contains(r.as_str()) {
-                                    Skip::Opaque(
-                                        "xargs puts its input into a shell or a command name",
-                                    )
-                                } else {
-                                    // Words holding the replacement are not known.
-                                    for w in &mut argv[cmd_at..] {
-                                        if w.value.contains(r.as_str()) {
-                                            w.literal = false;
-                                        }
-                                    }
-                                    Skip::Inner(i)
-                                }
-                            }
-                            Some(_) => Skip::NoCommand,
-                            None => {
-                                if cmd_at < argv.len() {
-                                    // xargs appends words read from its input
-                                    // to the command: arguments not known.
-                                    argv.push(Arg::unknown("…"));
-                                }
-                                Skip::Inner(i)
-                            }
-                        }
-                    }
-                    Err(why) => Skip::Opaque(why),
-                },
-                "sudo" => {
-                    privileged = true;
-                    strict_options(rest, &SUDO).into()
-                }
-                "doas" => {
-                    privileged = true;
-                    strict_options(rest, &DOAS).into()
-                }
-                "time" => match strict_options(rest, &TIME) {
-                    Ok((i, opts)) => {
-                        for (n, v) in &opts {
-                            if let ("-o" | "--output", Some(target)) = (n.as_str(), v) {
-                                self.write(Arg::plain(target), "time -o");
-                            }
-                        }
-                        Ok::<_, &'static str>((i, opts)).into()
-                    }
-                    Err(why) => Skip::Opaque(why),
-                },
-                _ => break,
-            };
-            let skip = match skip {
-                Skip::Positional(n) => match argv.get(start + 1 + n) {
-                    None => Skip::NoCommand,
-                    Some(a) if plain_word(a).is_none() => {
-                        Skip::Opaque("a wrapper's argument is not a plain literal word")
-                    }
-                    Some(_) => Skip::Inner(n + 1),
-                },
-                other => other,
-            };
-            match skip {
-                Skip::Inner(n) if start + 1 + n < argv.len() => {
-                    let wrapper = argv[start].exact().map(basename).unwrap_or("");
-                    let own = &argv[start..start + 1 + n];
-                    if matches!(wrapper, "sudo" | "doas") {
-                        priv_prefix.push(render(own));
-                    } else if wrapper == "env" {
-                        let dangerous: Vec<Arg> = own[1..]
-                            .iter()
-                            .filter(|a| {
-                                assignment_name(a).is_some_and(|n| exported_variable_is_risky(&n))
-                            })
-                            .cloned()
-                            .collect();
-                        if !dangerous.is_empty() {
-                            priv_prefix.push(render(&dangerous));
-                        }
-                    }
-                    start += 1 + n;
-                    wrappers += 1;
-                }
-                Skip::Opaque(why) => {
-                    self.opaque_command(&written, &argv, start, why);
-                    return;
-                }
-                Skip::NoCommand => {
-                    // `command -v rm`, `env`: the words name nothing to run.
-                    runs_nothing = true;
-                    break;
-                }
-                Skip::Inner(_) | Skip::Positional(_) => break,
-            }
-        }
+        let Some(LookedThrough {
+            start,
+            privileged,
+            priv_prefix,
+            runs_nothing,
+        }) = self.look_through(&mut argv, &written, privileged, priv_prefix)
+        else {
+            return;
+        };
         let inner = &argv[start..];
         let Some(name) = inner[0].exact().map(str::to_owned) else {
             self.opaque_command(
@@ -2020,6 +1256,243 @@ impl Analyzer {
                 part.by.clone_from(&allow_by);
             }
         }
+    }
+
+    /// Looks through the wrappers at the start of a simple command
+    /// (`timeout 5`, `env X=1`, `sudo -u x`, `xargs -0`): where the wrapped
+    /// command starts, whether a wrapper made it privileged (and how, as
+    /// written), and whether the words run nothing (`command -v rm`).
+    /// `None` when a wrapper cannot be looked through: the command is then
+    /// recorded as unanalysable.
+    fn look_through(
+        &mut self,
+        argv: &mut Vec<Arg>,
+        written: &str,
+        mut privileged: bool,
+        mut priv_prefix: Vec<String>,
+    ) -> Option<LookedThrough> {
+        let mut start = 0usize;
+        let mut wrappers = 0usize;
+        let mut runs_nothing = false;
+        loop {
+            let Some(name) = argv[start].exact() else {
+                self.opaque_command(
+                    written,
+                    argv,
+                    start,
+                    "the command name is not a literal word",
+                );
+                return None;
+            };
+            if wrappers == MAX_WRAPPERS {
+                self.opaque_command(
+                    written,
+                    argv,
+                    start,
+                    "it has more wrappers than the analysis follows",
+                );
+                return None;
+            }
+            let rest = &argv[start + 1..];
+            let skip = match basename(name) {
+                "timeout" => with_positional(strict_options(rest, &TIMEOUT)),
+                "nice" => strict_options(rest, &NICE).into(),
+                "nohup" | "builtin" | "busybox" => strict_options(rest, &NO_OPTIONS).into(),
+                "stdbuf" => strict_options(rest, &STDBUF).into(),
+                "setsid" => strict_options(rest, &SETSID).into(),
+                // `time -- cmd` runs cmd; the parser leaves the `--` as a word.
+                "--" => Skip::Inner(0),
+                "ionice" => match strict_options(rest, &IONICE) {
+                    Ok((_, opts))
+                        if opts.iter().any(|(n, _)| {
+                            matches!(
+                                n.as_str(),
+                                "-p" | "-P" | "-u" | "--pid" | "--pgid" | "--uid"
+                            )
+                        }) =>
+                    {
+                        Skip::NoCommand
+                    }
+                    other => other.into(),
+                },
+                "taskset" => match strict_options(rest, &TASKSET) {
+                    Ok((_, opts))
+                        if opts
+                            .iter()
+                            .any(|(n, _)| matches!(n.as_str(), "-p" | "--pid")) =>
+                    {
+                        Skip::NoCommand
+                    }
+                    // Options, then the mask or CPU list, then the command.
+                    other => with_positional(other),
+                },
+                "command" => match strict_options(rest, &COMMAND) {
+                    Ok((_, opts))
+                        if opts.iter().any(|(n, _)| matches!(n.as_str(), "-v" | "-V")) =>
+                    {
+                        Skip::NoCommand
+                    }
+                    other => other.into(),
+                },
+                "exec" => match strict_options(rest, &EXEC) {
+                    // A program may act by the name it is run under
+                    // (`git-branch`, `pkill` for `pgrep`): deny rules see
+                    // it under that name.
+                    Ok((i, opts)) if opts.iter().any(|(n, _)| n == "-a") => {
+                        let name = opts
+                            .iter()
+                            .find_map(|(n, v)| (n == "-a").then(|| v.clone()).flatten())
+                            .unwrap_or_default();
+                        let after: &[Arg] = rest.get(i + 1..).unwrap_or(&[]);
+                        let mut renamed = vec![Arg::plain(&name)];
+                        renamed.extend(after.iter().cloned());
+                        let mut views = vec![render(&renamed)];
+                        if let Some(sub) = basename(&name).strip_prefix("git-") {
+                            let mut git = vec![Arg::plain("git"), Arg::plain(sub)];
+                            git.extend(after.iter().cloned());
+                            views.push(render(&git));
+                        }
+                        self.opaque_command(
+                            written,
+                            argv,
+                            start,
+                            "exec -a runs the program under another name",
+                        );
+                        if let Some(Part::Opaque(o)) = self.out.parts.last_mut() {
+                            o.views.extend(views);
+                        }
+                        return None;
+                    }
+                    other => other.into(),
+                },
+                "env" => self.skip_env(rest, &mut privileged),
+                "xargs" => match strict_options(rest, &XARGS) {
+                    Ok((_, opts))
+                        if opts
+                            .iter()
+                            .any(|(n, _)| n.starts_with("--process-slot-var")) =>
+                    {
+                        Skip::Opaque("xargs sets a variable named in its options for what it runs")
+                    }
+                    Ok((i, opts)) => {
+                        for (n, v) in &opts {
+                            if let ("-a" | "--arg-file", Some(file)) = (n.as_str(), v) {
+                                self.read(&Arg::plain(file), "xargs -a");
+                            }
+                        }
+                        let replace = opts.iter().rev().find_map(|(n, v)| match n.as_str() {
+                            "-I" | "-i" | "--replace" => {
+                                Some(v.clone().unwrap_or_else(|| "{}".to_owned()))
+                            }
+                            _ => None,
+                        });
+                        let cmd_at = start + 1 + i;
+                        match replace {
+                            Some(r) if cmd_at < argv.len() => {
+                                let cmd = &argv[cmd_at];
+                                let shell_like = cmd.exact().is_some_and(|c| {
+                                    let b = basename(c);
+                                    SHELLS.contains(&b)
+                                        || FOREIGN_SHELLS.contains(&b)
+                                        || b == "eval"
+                                });
+                                if r.is_empty() || shell_like || cmd.value.contains(r.as_str()) {
+                                    Skip::Opaque(
+                                        "xargs puts its input into a shell or a command name",
+                                    )
+                                } else {
+                                    // Words holding the replacement are not known.
+                                    for w in &mut argv[cmd_at..] {
+                                        if w.value.contains(r.as_str()) {
+                                            w.literal = false;
+                                        }
+                                    }
+                                    Skip::Inner(i)
+                                }
+                            }
+                            Some(_) => Skip::NoCommand,
+                            None => {
+                                if cmd_at < argv.len() {
+                                    // xargs appends words read from its input
+                                    // to the command: arguments not known.
+                                    argv.push(Arg::unknown("…"));
+                                }
+                                Skip::Inner(i)
+                            }
+                        }
+                    }
+                    Err(why) => Skip::Opaque(why),
+                },
+                "sudo" => {
+                    privileged = true;
+                    strict_options(rest, &SUDO).into()
+                }
+                "doas" => {
+                    privileged = true;
+                    strict_options(rest, &DOAS).into()
+                }
+                "time" => match strict_options(rest, &TIME) {
+                    Ok((i, opts)) => {
+                        for (n, v) in &opts {
+                            if let ("-o" | "--output", Some(target)) = (n.as_str(), v) {
+                                self.write(Arg::plain(target), "time -o");
+                            }
+                        }
+                        Ok::<_, &'static str>((i, opts)).into()
+                    }
+                    Err(why) => Skip::Opaque(why),
+                },
+                _ => break,
+            };
+            let skip = match skip {
+                Skip::Positional(n) => match argv.get(start + 1 + n) {
+                    None => Skip::NoCommand,
+                    Some(a) if plain_word(a).is_none() => {
+                        Skip::Opaque("a wrapper's argument is not a plain literal word")
+                    }
+                    Some(_) => Skip::Inner(n + 1),
+                },
+                other => other,
+            };
+            match skip {
+                Skip::Inner(n) if start + 1 + n < argv.len() => {
+                    let wrapper = argv[start].exact().map(basename).unwrap_or("");
+                    let own = &argv[start..start + 1 + n];
+                    if matches!(wrapper, "sudo" | "doas") {
+                        priv_prefix.push(render(own));
+                    } else if wrapper == "env" {
+                        let dangerous: Vec<Arg> = own[1..]
+                            .iter()
+                            .filter(|a| {
+                                assignment_name(a).is_some_and(|n| exported_variable_is_risky(&n))
+                            })
+                            .cloned()
+                            .collect();
+                        if !dangerous.is_empty() {
+                            priv_prefix.push(render(&dangerous));
+                        }
+                    }
+                    start += 1 + n;
+                    wrappers += 1;
+                }
+                Skip::Opaque(why) => {
+                    self.opaque_command(written, argv, start, why);
+                    return None;
+                }
+                Skip::NoCommand => {
+                    // `command -v rm`, `env`: the words name nothing to run.
+                    runs_nothing = true;
+                    break;
+                }
+                Skip::Inner(_) | Skip::Positional(_) => break,
+            }
+        }
+        Some(LookedThrough {
+            start,
+            privileged,
+            priv_prefix,
+            runs_nothing,
+        })
     }
 
     /// Records a simple command we cannot analyse, from its words: deny and
@@ -2756,189 +2229,6 @@ fn span_text(src: &Src, loc: &brush_parser::SourceSpan) -> String {
     }
 }
 
-/// Whether an arithmetic command (`keyword` empty) or arithmetic `for`
-/// (its source in `span`) is provably real `((…))` arithmetic that cannot
-/// run code: it starts with two adjacent `((` (after `keyword`), runs to
-/// the `))` bash would end it at, uses only operator characters (no `[`,
-/// `$`, backtick, quote, backslash), and holds exactly the expressions
-/// parsed.
-fn plain_arithmetic(span: &str, keyword: &str, exprs: &[&str]) -> bool {
-    let Some(rest) = span.strip_prefix(keyword) else {
-        return false;
-    };
-    let rest = if keyword.is_empty() {
-        rest
-    } else {
-        rest.trim_start_matches([' ', '\t'])
-    };
-    let Some(body) = rest.strip_prefix("((") else {
-        return false;
-    };
-    let bytes = body.as_bytes();
-    let mut depth = 0usize;
-    let mut end = None;
-    for (i, &c) in bytes.iter().enumerate() {
-        let safe = c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b' ' | b'\t'
-                    | b'_'
-                    | b'+'
-                    | b'-'
-                    | b'*'
-                    | b'/'
-                    | b'%'
-                    | b'<'
-                    | b'>'
-                    | b'='
-                    | b'!'
-                    | b'&'
-                    | b'|'
-                    | b'^'
-                    | b'~'
-                    | b'?'
-                    | b':'
-                    | b','
-                    | b'('
-                    | b')'
-            )
-            || (c == b';' && !keyword.is_empty());
-        if !safe {
-            return false;
-        }
-        match c {
-            b'(' => depth += 1,
-            b')' if depth > 0 => depth -= 1,
-            b')' => {
-                if bytes.get(i + 1) == Some(&b')') {
-                    end = Some(i);
-                    break;
-                }
-                return false;
-            }
-            _ => {}
-        }
-    }
-    let Some(end) = end else {
-        return false;
-    };
-    // Every byte up to `end` is ASCII, so these are character boundaries.
-    let inner = &body[..end];
-    if keyword.is_empty() {
-        // The command ends right after the `))`.
-        return body[end + 2..].trim().is_empty() && exprs.len() == 1 && inner.trim() == exprs[0];
-    }
-    let pieces: Vec<&str> = inner.split(';').map(str::trim).collect();
-    let parsed: Vec<&str> = exprs.iter().copied().filter(|e| !e.is_empty()).collect();
-    let written: Vec<&str> = pieces.iter().copied().filter(|e| !e.is_empty()).collect();
-    pieces.len() == 3 && parsed == written
-}
-
-/// Whether text that bash evaluates as arithmetic expands something
-/// whose value the analysis cannot see: a substitution, or a parameter
-/// other than the ones that always hold a number (`$?`, `$#`, `$$`, `$!`).
-fn expands_unseen_value(text: &str) -> bool {
-    if text.contains('`') {
-        return true;
-    }
-    let b = text.as_bytes();
-    b.iter()
-        .enumerate()
-        .any(|(i, &c)| c == b'$' && !matches!(b.get(i + 1), Some(b'?' | b'#' | b'$' | b'!')))
-}
-
-/// Whether the offset, length or subscript of `${…}` (the text inside
-/// the braces) expands a value: bash evaluates it as arithmetic.
-fn arithmetic_part_expands(inner: &str) -> bool {
-    let name_len = inner
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'#' || *b == b'!')
-        .count();
-    let mut rest = &inner[name_len..];
-    if let Some(sub) = rest.strip_prefix('[') {
-        let (sub, after) = sub.split_once(']').unwrap_or((sub, ""));
-        if expands_unseen_value(sub) {
-            return true;
-        }
-        rest = after;
-    }
-    match rest.strip_prefix(':') {
-        Some(r) if !r.starts_with(['-', '=', '?', '+']) => expands_unseen_value(r),
-        _ => false,
-    }
-}
-
-/// `-eq`, `-ne`, `-lt`, `-le`, `-gt`, `-ge`: both sides are arithmetic.
-fn is_arithmetic_test(op: &ast::BinaryPredicate) -> bool {
-    use ast::BinaryPredicate as B;
-    matches!(
-        op,
-        B::ArithmeticEqualTo
-            | B::ArithmeticNotEqualTo
-            | B::ArithmeticLessThan
-            | B::ArithmeticLessThanOrEqualTo
-            | B::ArithmeticGreaterThan
-            | B::ArithmeticGreaterThanOrEqualTo
-    )
-}
-
-/// Whether arithmetic text may evaluate a variable's value: it names one
-/// (bash evaluates the value of a name as an expression) or expands one.
-fn names_a_variable(text: &str) -> bool {
-    text.bytes()
-        .any(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$' | b'`'))
-}
-
-/// A value that stays harmless when bash evaluates it as arithmetic or as
-/// a name: no subscript, expansion or escape in it.
-fn value_is_inert(value: &str) -> bool {
-    !value.contains(['[', '$', '`', '\\'])
-}
-
-/// Whether word `i` ends a `find -exec`: `;`, or `+` right after `{}`
-/// (find takes any other `+` as an argument of the command).
-fn ends_exec(args: &[Arg], i: usize) -> bool {
-    let w = &args[i];
-    w.literal
-        && (w.value == ";"
-            || (w.value == "+" && i > 0 && args[i - 1].literal && args[i - 1].value == "{}"))
-}
-
-/// Whether the inside of `${…}` makes bash evaluate a value as code:
-/// indirection (`${!x}`, whose value may name `a[$(…)]`), prompt expansion
-/// (`${x@P}`), or a subscript or offset (arithmetic) naming a variable.
-fn evaluates_value(inner: &str) -> bool {
-    if inner.starts_with('!') && !inner.ends_with(['*', '@']) {
-        return true;
-    }
-    let name_len = inner
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        .count();
-    let mut rest = &inner[name_len..];
-    if rest.contains("@P") {
-        return true;
-    }
-    if let Some(sub) = rest.strip_prefix('[') {
-        let (sub, after) = sub.split_once(']').unwrap_or((sub, ""));
-        if !matches!(sub, "@" | "*") && names_a_variable(sub) {
-            return true;
-        }
-        rest = after;
-    }
-    // `${x:offset:length}`, but not `${x:-word}` and friends.
-    match rest.strip_prefix(':') {
-        Some(r) if !r.starts_with(['-', '=', '?', '+']) => names_a_variable(r),
-        _ => false,
-    }
-}
-
-/// A read target whose first character is literal and not `/`: it cannot
-/// be a `/dev/tcp/…` path, whatever it expands to.
-fn starts_with_literal_name(raw: &str) -> bool {
-    raw.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '~' | '-'))
-}
-
 /// Accumulates a word's value while walking its pieces.
 struct Acc {
     value: String,
@@ -2967,338 +2257,6 @@ enum ShellUse {
     File,
     /// We cannot tell what it runs.
     Opaque(&'static str),
-}
-
-/// A wrapper's options: exact spellings only (no bundling, no abbreviated
-/// long options).
-struct OptSpec {
-    /// Options without a value.
-    flags: &'static [&'static str],
-    /// Options with a value: the next word, or attached (`-n5`, `--name=5`).
-    valued: &'static [&'static str],
-    /// Options whose value can only be attached (`-iR`, `--replace=R`).
-    optional: &'static [&'static str],
-    /// `-N` (nice's `-10`).
-    numeric: bool,
-}
-
-const NO_OPTIONS: OptSpec = OptSpec {
-    flags: &[],
-    valued: &[],
-    optional: &[],
-    numeric: false,
-};
-const TIMEOUT: OptSpec = OptSpec {
-    flags: &["--foreground", "--preserve-status", "-v", "--verbose"],
-    valued: &["-s", "--signal", "-k", "--kill-after"],
-    optional: &[],
-    numeric: false,
-};
-const NICE: OptSpec = OptSpec {
-    flags: &[],
-    valued: &["-n", "--adjustment"],
-    optional: &[],
-    numeric: true,
-};
-const STDBUF: OptSpec = OptSpec {
-    flags: &[],
-    valued: &["-i", "-o", "-e", "--input", "--output", "--error"],
-    optional: &[],
-    numeric: false,
-};
-const SETSID: OptSpec = OptSpec {
-    flags: &["-c", "--ctty", "-f", "--fork", "-w", "--wait"],
-    valued: &[],
-    optional: &[],
-    numeric: false,
-};
-const IONICE: OptSpec = OptSpec {
-    flags: &[
-        "-t", "--ignore", "-p", "-P", "-u", "--pid", "--pgid", "--uid",
-    ],
-    valued: &["-c", "-n", "--class", "--classdata"],
-    optional: &[],
-    numeric: false,
-};
-const TASKSET: OptSpec = OptSpec {
-    flags: &[
-        "-a",
-        "--all-tasks",
-        "-c",
-        "--cpu-list",
-        "-p",
-        "--pid",
-        "-pc",
-        "-cp",
-    ],
-    valued: &[],
-    optional: &[],
-    numeric: false,
-};
-const COMMAND: OptSpec = OptSpec {
-    flags: &["-p", "-v", "-V"],
-    valued: &[],
-    optional: &[],
-    numeric: false,
-};
-const EXEC: OptSpec = OptSpec {
-    flags: &["-c", "-l"],
-    valued: &["-a"],
-    optional: &[],
-    numeric: false,
-};
-const XARGS: OptSpec = OptSpec {
-    flags: &[
-        "-0",
-        "--null",
-        "-r",
-        "--no-run-if-empty",
-        "-t",
-        "--verbose",
-        "-p",
-        "--interactive",
-        "-x",
-        "--exit",
-        "-o",
-        "--open-tty",
-        "--show-limits",
-    ],
-    valued: &[
-        "-I",
-        "-L",
-        "-n",
-        "-P",
-        "-s",
-        "-d",
-        "-E",
-        "-a",
-        "--arg-file",
-        "--delimiter",
-        "--max-args",
-        "--max-procs",
-        "--max-chars",
-        "--process-slot-var",
-    ],
-    optional: &["-i", "-e", "-l", "--replace", "--eof", "--max-lines"],
-    numeric: false,
-};
-const SUDO: OptSpec = OptSpec {
-    flags: &[
-        "-A",
-        "--askpass",
-        "-b",
-        "--background",
-        "-E",
-        "-H",
-        "--set-home",
-        "-n",
-        "--non-interactive",
-        "-P",
-        "--preserve-groups",
-        "-S",
-        "--stdin",
-        "-B",
-        "--bell",
-        "-N",
-        "--no-update",
-        "-k",
-        "--reset-timestamp",
-    ],
-    valued: &[
-        "-u",
-        "--user",
-        "-g",
-        "--group",
-        "-C",
-        "--close-from",
-        "-D",
-        "--chdir",
-        "-p",
-        "--prompt",
-        "-r",
-        "--role",
-        "-t",
-        "--type",
-        "-U",
-        "--other-user",
-        "-T",
-        "--command-timeout",
-    ],
-    optional: &["--preserve-env"],
-    numeric: false,
-};
-const DOAS: OptSpec = OptSpec {
-    flags: &["-n"],
-    valued: &["-u"],
-    optional: &[],
-    numeric: false,
-};
-const TIME: OptSpec = OptSpec {
-    flags: &[
-        "-p",
-        "--portability",
-        "-a",
-        "--append",
-        "-v",
-        "--verbose",
-        "-q",
-        "--quiet",
-    ],
-    valued: &["-f", "--format", "-o", "--output"],
-    optional: &[],
-    numeric: false,
-};
-
-/// The variable an `env` argument assigns (`NAME=…`, the name literal as
-/// written), if it is an assignment.
-fn assignment_name(a: &Arg) -> Option<String> {
-    let text = if a.literal { &a.value } else { &a.raw };
-    let (name, _) = text.split_once('=')?;
-    (!name.is_empty()
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-    .then(|| name.to_owned())
-}
-
-/// A literal word with no expansion of any kind, not even `$'…'`.
-fn plain_word(a: &Arg) -> Option<&str> {
-    a.exact().filter(|_| !a.raw.contains(['$', '`']))
-}
-
-/// Options found: each option's name and its value.
-type Options = Vec<(String, Option<String>)>;
-
-/// Parses a wrapper's options strictly: returns where the operands start and
-/// the options, or why it cannot be analysed (an unknown option, a word
-/// that is not a plain literal).
-fn strict_options(rest: &[Arg], spec: &OptSpec) -> Result<(usize, Options), &'static str> {
-    let mut opts = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        let Some(v) = plain_word(&rest[i]) else {
-            return Err("a wrapper's option is not a plain literal word");
-        };
-        if v == "--" {
-            i += 1;
-            break;
-        }
-        if !v.starts_with('-') || v == "-" {
-            break;
-        }
-        if spec.numeric && v[1..].bytes().all(|b| b.is_ascii_digit()) {
-            opts.push((v.to_owned(), None));
-            i += 1;
-            continue;
-        }
-        if spec.flags.contains(&v) || spec.optional.contains(&v) {
-            opts.push((v.to_owned(), None));
-            i += 1;
-            continue;
-        }
-        if spec.valued.contains(&v) {
-            let Some(value) = rest.get(i + 1) else {
-                return Ok((rest.len(), opts));
-            };
-            let Some(value) = plain_word(value) else {
-                return Err("a wrapper's option value is not a plain literal word");
-            };
-            opts.push((v.to_owned(), Some(value.to_owned())));
-            i += 2;
-            continue;
-        }
-        let attached = if v.starts_with("--") {
-            v.split_once('=')
-        } else {
-            v.get(..2).map(|n| (n, &v[2..]))
-        };
-        match attached {
-            Some((n, value)) if spec.valued.contains(&n) || spec.optional.contains(&n) => {
-                opts.push((n.to_owned(), Some(value.to_owned())));
-                i += 1;
-            }
-            _ => return Err("a wrapper has an option we do not know"),
-        }
-    }
-    Ok((i, opts))
-}
-
-impl From<Result<(usize, Options), &'static str>> for Skip {
-    fn from(r: Result<(usize, Options), &'static str>) -> Skip {
-        match r {
-            Ok((i, _)) => Skip::Inner(i),
-            Err(why) => Skip::Opaque(why),
-        }
-    }
-}
-
-/// Options, then one plain positional argument, then the command.
-fn with_positional(r: Result<(usize, Options), &'static str>) -> Skip {
-    match r {
-        Ok((i, _)) => Skip::Positional(i),
-        Err(why) => Skip::Opaque(why),
-    }
-}
-
-/// What `watch [options] COMMAND…` runs.
-enum WatchUse {
-    /// Its arguments joined, run by `sh -c`.
-    Script(String),
-    /// `-x`: its arguments as a command.
-    Exec(Vec<Arg>),
-    /// No command.
-    Nothing,
-    /// A command that is not literal.
-    Opaque,
-}
-
-const WATCH: OptSpec = OptSpec {
-    flags: &[
-        "-b",
-        "--beep",
-        "-c",
-        "--color",
-        "-C",
-        "--no-color",
-        "-e",
-        "--errexit",
-        "-g",
-        "--chgexit",
-        "-p",
-        "--precise",
-        "-r",
-        "--no-rerun",
-        "-t",
-        "--no-title",
-        "-w",
-        "--no-wrap",
-        "-x",
-        "--exec",
-    ],
-    valued: &["-n", "--interval", "-q", "--equexit"],
-    optional: &["-d", "--differences"],
-    numeric: false,
-};
-
-fn watch_command(argv: &[Arg]) -> WatchUse {
-    let rest = &argv[1..];
-    let Ok((i, opts)) = strict_options(rest, &WATCH) else {
-        return WatchUse::Opaque;
-    };
-    let exec = opts
-        .iter()
-        .any(|(n, _)| matches!(n.as_str(), "-x" | "--exec"));
-    let words = &rest[i.min(rest.len())..];
-    if words.is_empty() {
-        return WatchUse::Nothing;
-    }
-    if exec {
-        return WatchUse::Exec(words.to_vec());
-    }
-    if words.iter().any(|a| !a.literal) {
-        return WatchUse::Opaque;
-    }
-    let script: Vec<&str> = words.iter().map(|a| a.value.as_str()).collect();
-    WatchUse::Script(script.join(" "))
 }
 
 #[cfg(test)]
