@@ -61,42 +61,30 @@ pub(super) fn git(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
         return u.run(UNSEEN_ARGUMENT);
     }
     // Global options, before the subcommand.
-    let mut i = 0;
-    while i < args.len() {
-        let v = args[i].value.as_str();
-        if v == "-c" || v == "--config-env" || v.starts_with("--config-env=") {
-            let setting = if v == "-c" || v == "--config-env" {
-                args.get(i + 1).map(|a| a.value.as_str()).unwrap_or("")
-            } else {
-                &v["--config-env=".len()..]
-            };
+    let (globals, at) = global_options(args);
+    for (option, value) in &globals {
+        let setting = match (*option, value) {
+            ("-c" | "--config-env", Some(v)) => Some((*option, *v)),
+            (o, _) if o.starts_with("--config-env=") => {
+                Some(("--config-env", &o["--config-env=".len()..]))
+            }
+            _ => None,
+        };
+        if let Some((how, setting)) = setting {
             let (key, value) = setting.split_once('=').unwrap_or((setting, "true"));
-            if v.starts_with("--config-env") || !git_key_is_safe(key, value) {
+            if how == "--config-env" || !git_key_is_safe(key, value) {
                 return u.run("git -c sets configuration that can name a program to run (pager, editor, ssh command, alias, hook path, …)");
             }
-            i += if v.contains('=') { 1 } else { 2 };
-            continue;
         }
-        if v.starts_with("--exec-path=") || v.starts_with("--ex") && v.contains('=') {
+        if option.starts_with("--exec-path=") || option.starts_with("--ex") && option.contains('=')
+        {
             return u.run("git --exec-path runs git commands from another directory");
         }
-        if matches!(v, "-C")
-            || GLOBAL_VALUED
-                .iter()
-                .any(|n| v.strip_prefix("--") == Some(*n))
-        {
-            i += 2;
-            continue;
-        }
-        if v.starts_with('-') {
-            i += 1;
-            continue;
-        }
-        break;
     }
-    let Some(sub) = args.get(i).map(|a| a.value.as_str()) else {
+    let Some(i) = at else {
         return;
     };
+    let sub = args[i].value.as_str();
     let rest = &args[i + 1..];
     let mut runs = |why: &'static str| u.run(why);
     match sub {
@@ -218,34 +206,21 @@ fn alias_views(args: &[Arg]) -> Vec<Vec<Arg>> {
         view.extend(rest.iter().cloned());
         view
     };
-    let mut aliases: Vec<(String, String)> = Vec::new();
+    let (globals, at) = global_options(args);
+    let aliases: Vec<(String, &str)> = globals
+        .iter()
+        .filter(|(option, _)| *option == "-c")
+        .filter_map(|(_, value)| (*value)?.split_once('='))
+        .filter_map(|(key, value)| {
+            let name = key.to_ascii_lowercase().strip_prefix("alias.")?.to_owned();
+            Some((name, value))
+        })
+        .collect();
     let mut views = Vec::new();
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        let v = a.value.as_str();
-        if v == "-c" {
-            if let Some((key, value)) = args.get(i + 1).and_then(|s| s.value.split_once('=')) {
-                if let Some(name) = key.to_ascii_lowercase().strip_prefix("alias.") {
-                    aliases.push((name.to_owned(), value.to_owned()));
-                }
-            }
-            i += 2;
-            continue;
-        }
-        if v == "-C"
-            || GLOBAL_VALUED
-                .iter()
-                .any(|n| v.strip_prefix("--") == Some(*n))
-        {
-            i += 2;
-            continue;
-        }
-        if v.starts_with('-') {
-            i += 1;
-            continue;
-        }
+    if let Some(i) = at {
+        let v = args[i].value.as_str();
         let rest = &args[i + 1..];
-        if let Some((_, value)) = aliases.iter().find(|(name, _)| name == v) {
+        if let Some((_, value)) = aliases.iter().find(|(name, _)| name.as_str() == v) {
             views.push(expand(value, rest));
         }
         if v == "config" {
@@ -256,7 +231,30 @@ fn alias_views(args: &[Arg]) -> Vec<Vec<Arg>> {
                 }
             }
         }
-        break;
     }
     views
+}
+
+/// git's global options before the subcommand, each with the word it
+/// takes, and where the subcommand is.
+fn global_options(args: &[Arg]) -> (Vec<(&str, Option<&str>)>, Option<usize>) {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let v = a.value.as_str();
+        let takes_next = matches!(v, "-c" | "-C")
+            || GLOBAL_VALUED
+                .iter()
+                .any(|n| v.strip_prefix("--") == Some(*n));
+        if takes_next {
+            out.push((v, args.get(i + 1).map(|n| n.value.as_str())));
+            i += 2;
+        } else if v.starts_with('-') {
+            out.push((v, None));
+            i += 1;
+        } else {
+            return (out, Some(i));
+        }
+    }
+    (out, None)
 }
