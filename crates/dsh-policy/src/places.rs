@@ -324,6 +324,14 @@ impl Workspace {
             }
             PathWord::Literal(t) | PathWord::Glob(t) => t,
         };
+        // `..` taken first, so `/proc/self/../self/cwd` is seen for what it is.
+        let normalised;
+        let text = if text.starts_with('/') && text.contains("/.") {
+            normalised = path::normalise(Path::new(text));
+            normalised.to_str().unwrap_or(text)
+        } else {
+            text
+        };
         // The command's own view of itself: its working directory and its
         // root, which are where the analysis places relative paths and `/`.
         let text = match text
@@ -365,10 +373,13 @@ impl Workspace {
                 }
             }
             let full = start.join(text);
-            if through_another_process(&full) {
+            let place = self.place(&full, !removes);
+            // As written or through a link, a process's view of itself is
+            // the deciding process's here, not the command's.
+            if through_another_process(&place.lexical) || through_another_process(&place.physical) {
                 return Err("it names a path through /proc or /dev/fd, whose links lead where the command runs, not where the analysis looks");
             }
-            out.add(self.place(&full, !removes));
+            out.add(place);
         }
         Ok(out.into_vec())
     }

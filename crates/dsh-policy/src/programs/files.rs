@@ -68,12 +68,38 @@ fn copy(scan: &Scan, args: &[Arg], u: &mut Understanding, how: &'static str) {
         .iter()
         .find(|g| g.is("t", &["target-directory"]))
         .and_then(|g| g.values.first().cloned());
+    // Following links, a recursive copy copies what they lead to.
+    if u.reads_trees && scan.options.iter().any(|g| g.is("L", &["dereference"])) {
+        super::grammars::follows_links(u);
+    }
+    // A backup moves the file the copy replaces to another name, which a
+    // later command can read: the replaced file is read, the backup written.
+    let backup = scan
+        .options
+        .iter()
+        .any(|g| g.is("bS", &["backup", "suffix"]));
     edits(scan, args, u, |operands, u| {
         let mut operands = operands.to_vec();
         let dest = match target_dir {
             Some(d) => Some(d),
             None => operands.pop(),
         };
+        if backup {
+            if let Some(d) = &dest {
+                u.reads.push(d.clone());
+                for src in &operands {
+                    if let (Some(dir), Some(name)) = (d.exact(), src.exact()) {
+                        let base = name.rsplit('/').next().unwrap_or(name);
+                        u.reads
+                            .push(Arg::plain(&format!("{}/{base}", dir.trim_end_matches('/'))));
+                    }
+                }
+                u.write(
+                    Arg::unknown("the backup of the file it replaces"),
+                    "a backup",
+                );
+            }
+        }
         for src in operands {
             u.reads.push(src.clone());
             if how == "mv" {
@@ -163,10 +189,43 @@ pub(super) fn sed(scan: &Scan, args: &[Arg], u: &mut Understanding) {
         script_effects(scripts::sed_script(&joined.join("\n")), "sed w", u);
     }
     if in_place {
+        // `-i SUFFIX` keeps a backup: FILE+SUFFIX, or, when the suffix
+        // holds `/` or `*`, the suffix with `*` as the file's name, from
+        // the file's directory (`-i'.git/hooks/*'`).
+        let suffix = scan
+            .options
+            .iter()
+            .filter(|g| g.is("i", &["in-place"]))
+            .find_map(|g| g.values.first());
+        for f in &files {
+            if let Some(s) = suffix {
+                u.write(backup_of(f, s), "sed -i backup");
+            }
+        }
         for f in files {
             u.write(f.clone(), "sed -i");
         }
         u.edits_only = !scan.unknown && !scan.unseen && u.runs.is_none();
+    }
+}
+
+/// Where `sed -i SUFFIX` keeps the backup of `file`.
+fn backup_of(file: &Arg, suffix: &Arg) -> Arg {
+    let (Some(path), Some(suffix)) = (file.exact(), suffix.exact()) else {
+        return Arg::unknown("the backup sed keeps");
+    };
+    if !suffix.contains(['/', '*']) {
+        return Arg::plain(&format!("{path}{suffix}"));
+    }
+    let (dir, name) = match path.rsplit_once('/') {
+        Some((dir, name)) => (format!("{dir}/"), name),
+        None => (String::new(), path),
+    };
+    let backup = suffix.replace('*', name);
+    if backup.starts_with('/') {
+        Arg::plain(&backup)
+    } else {
+        Arg::plain(&format!("{dir}{backup}"))
     }
 }
 

@@ -261,11 +261,19 @@ pub(super) fn git_config(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
         "--url",
     ];
     // The scope's files: the user's and the system's configuration.
-    if args.iter().any(|a| a.value == "--global") {
+    let scoped = |names: &[&str]| {
+        args.iter()
+            .any(|a| names.contains(&a.value.split_once('=').map_or(a.value.as_str(), |(n, _)| n)))
+    };
+    // Without a scope git reads every one of them.
+    let only_here = scoped(&["--local", "--worktree", "--file", "-f", "--blob"]);
+    let global = scoped(&["--global"]);
+    let system = scoped(&["--system"]);
+    if global || (!only_here && !system) {
         u.reads.push(Arg::unknown("~/.gitconfig"));
         u.reads.push(Arg::unknown("~/.config/git/config"));
     }
-    if args.iter().any(|a| a.value == "--system") {
+    if system || (!only_here && !global) {
         u.reads.push(Arg::plain("/etc/gitconfig"));
     }
     let subcommand = args
@@ -414,6 +422,12 @@ pub(super) fn find(_scan: &Scan, args: &[Arg], u: &mut Understanding) {
         roots.push(Arg::plain("."));
     }
     u.reads.extend(roots);
+    if args
+        .iter()
+        .any(|a| matches!(a.value.as_str(), "-L" | "-follow"))
+    {
+        follows_links(u);
+    }
     while let Some(a) = args.get(i) {
         i += 1;
         let v = a.value.as_str();
@@ -482,7 +496,7 @@ pub(super) fn grep(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
 }
 
 /// A tree read that follows symbolic links reads wherever they lead.
-fn follows_links(u: &mut Understanding) {
+pub(super) fn follows_links(u: &mut Understanding) {
     u.reads
         .push(Arg::unknown("(the files the links under the tree lead to)"));
 }
@@ -502,5 +516,21 @@ pub(super) fn diff(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
         if !has(scan, "", &["no-dereference"]) {
             follows_links(u);
         }
+    }
+}
+
+/// `ls -R -L`: a recursive listing that follows links lists wherever
+/// they lead.
+pub(super) fn ls(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    if has(scan, "R", &["recursive"]) && has(scan, "L", &["dereference"]) {
+        follows_links(u);
+    }
+}
+
+/// `du -L`, `tree -l`: they walk the tree, and following links walks
+/// wherever they lead.
+pub(super) fn walk_listing(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    if has(scan, "Ll", &["dereference"]) {
+        follows_links(u);
     }
 }

@@ -77,6 +77,7 @@ const SUM_OPTIONS: &str = "-b/--binary -t/--text --tag -z/--zero --help --versio
 pub(crate) const ROWS: &[Row] = &[
     // ------------------------------------------------------------ files
     Row::new("ls|dir|vdir", ReadOnly)
+        .grammar(grammars::ls)
         .complete()
         .opts(
             "-a/--all -A/--almost-all --author -b/--escape --block-size= -B/--ignore-backups -c -C \
@@ -144,6 +145,7 @@ pub(crate) const ROWS: &[Row] = &[
         .data()
         .examples(&["stat -c %s f", "stat f"], &["stat --unknown f"]),
     Row::new("du", ReadOnly)
+        .grammar(grammars::walk_listing)
         .opts(
             "-0/--null -a/--all --apparent-size -B/--block-size= -b/--bytes -c/--total \
              -D/--dereference-args -d/--max-depth= -H -h/--human-readable --inodes -k \
@@ -165,6 +167,7 @@ pub(crate) const ROWS: &[Row] = &[
         .data()
         .examples(&["df -h", "df -h ."], &["df --x"]),
     Row::new("tree", ReadOnly)
+        .grammar(grammars::walk_listing)
         .opts(
             "-a -d -l -f -x -L= -P= -I= --gitignore --gitfile=r --ignore-case --matchdirs --metafirst \
              --prune --info --infofile=r --noreport --charset= --filelimit= -o=w -q -N -Q -p -u -g -s \
@@ -427,7 +430,7 @@ pub(crate) const ROWS: &[Row] = &[
             "-n/--null-input -R/--raw-input -s/--slurp -r/--raw-output --raw-output0 -j/--join-output \
              -a/--ascii-output -c/--compact-output -C/--color-output -M/--monochrome-output -S/--sort-keys \
              --tab --indent= --seq --stream --stream-errors -e/--exit-status --arg=dd --argjson=dd \
-             --slurpfile=dr --rawfile=dr --args --jsonargs -f/--from-file=P -L=r --unbuffered \
+             --slurpfile=dr --rawfile=dr --args --jsonargs -f/--from-file=x -L=r --unbuffered \
              -h/--help -V/--version --build-configuration",
         )
         .operands("p r*")

@@ -260,7 +260,12 @@ fn options_that_write() {
     assert_eq!(writes("sort", &["-no", "out", "in"]), ["out"]);
     assert_eq!(writes("sort", &["--outp=out", "in"]), ["out"]);
     assert_eq!(writes("sed", &["-i", "s/a/b/", "f1", "f2"]), ["f1", "f2"]);
-    assert_eq!(writes("sed", &["-ni.bak", "s/a/b/p", "f"]), ["f"]);
+    // The backup too: FILE+SUFFIX, or the suffix as a path from the file.
+    assert_eq!(writes("sed", &["-ni.bak", "s/a/b/p", "f"]), ["f.bak", "f"]);
+    assert_eq!(
+        writes("sed", &["-i.git/hooks/*", "s/a/b/", "d/pre-commit"]),
+        ["d/.git/hooks/pre-commit", "d/pre-commit"]
+    );
     assert_eq!(writes("sed", &["w out", "f"]), ["out"]);
     assert_eq!(writes("tar", &["czf", "out.tgz", "dir"]), ["out.tgz"]);
     assert_eq!(writes("tar", &["-c", "-f", "out.tar", "dir"]), ["out.tar"]);
