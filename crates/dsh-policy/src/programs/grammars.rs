@@ -527,10 +527,18 @@ pub(super) fn ls(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
     }
 }
 
-/// `du -L`, `tree -l`: they walk the tree, and following links walks
-/// wherever they lead.
-pub(super) fn walk_listing(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
-    if has(scan, "Ll", &["dereference"]) {
+/// `du -L`: du walks the tree, and following links walks wherever they
+/// lead.
+pub(super) fn du(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    if has(scan, "L", &["dereference"]) {
+        follows_links(u);
+    }
+}
+
+/// `tree -l`: tree walks the tree, and following links walks wherever
+/// they lead.
+pub(super) fn tree(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    if has(scan, "l", &[]) {
         follows_links(u);
     }
 }

@@ -145,7 +145,7 @@ pub(crate) const ROWS: &[Row] = &[
         .data()
         .examples(&["stat -c %s f", "stat f"], &["stat --unknown f"]),
     Row::new("du", ReadOnly)
-        .grammar(grammars::walk_listing)
+        .grammar(grammars::du)
         .opts(
             "-0/--null -a/--all --apparent-size -B/--block-size= -b/--bytes -c/--total \
              -D/--dereference-args -d/--max-depth= -H -h/--human-readable --inodes -k \
@@ -167,7 +167,7 @@ pub(crate) const ROWS: &[Row] = &[
         .data()
         .examples(&["df -h", "df -h ."], &["df --x"]),
     Row::new("tree", ReadOnly)
-        .grammar(grammars::walk_listing)
+        .grammar(grammars::tree)
         .opts(
             "-a -d -l -f -x -L= -P= -I= --gitignore --gitfile=r --ignore-case --matchdirs --metafirst \
              --prune --info --infofile=r --noreport --charset= --filelimit= -o=w -q -N -Q -p -u -g -s \
