@@ -9,7 +9,7 @@
 //! project directory, so every file operand is resolved on disk (symbolic
 //! links followed, globs expanded).
 //!
-//! Prints `RESULT decisions/s: N` for each (target: at least 50 000) and a `RESULT
+//! Prints `RESULT decisions/s: N` for each (target: at least 100 000) and a `RESULT
 //! worst shape` line for each shape and size, with its time and peak memory
 //! (target: under 100 ms and 64 MiB). The allocation counter shared with
 //! the memory test is this binary's allocator, so every figure includes its

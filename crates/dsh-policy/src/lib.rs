@@ -389,8 +389,8 @@
 //!   against its text from every word start. In practice that is a chain
 //!   of more than a few thousand commands or a here-document of more than
 //!   about 50 KiB of source code: write big files with the edit tools. Every command
-//!   line up to 1 MiB is decided in linear time, within about 40 ms and
-//!   15 MiB on a 2-core VM (`cargo bench -p dsh-policy`).
+//!   line up to 1 MiB is decided in linear time, within about 55 ms and
+//!   17 MiB on a 2-core VM (`cargo bench -p dsh-policy`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
