@@ -445,7 +445,12 @@ fn subcommand(name: &str, program: &Program, args: &[Arg], u: &mut Understanding
             "{name} has a global option the table does not list as read-only"
         ));
     }
-    u.subcommand_views = views(name, &program.global, args);
+    match views(name, &program.global, args) {
+        Some(views) => u.subcommand_views = views,
+        None => u.run(format!(
+            "{name} has more options before its subcommand than the analysis follows"
+        )),
+    }
     if let Some(grammar) = program.row.grammar {
         grammar(&scan, args, u);
     }
@@ -492,11 +497,15 @@ fn subcommand(name: &str, program: &Program, args: &[Arg], u: &mut Understanding
 /// Where a subcommand may start after global options: every position
 /// that the options' arities leave possible, up to the first that is
 /// certainly it.
-fn views(name: &str, global: &Options, args: &[Arg]) -> Vec<Vec<Arg>> {
+fn views(name: &str, global: &Options, args: &[Arg]) -> Option<Vec<Vec<Arg>>> {
+    /// Most candidate places for the subcommand the views follow; past it
+    /// the command is not analysable (an option nobody listed, before it,
+    /// many times).
+    const MOST: usize = 16;
     let mut out = Vec::new();
     let mut i = 0;
     let mut value_may_follow = false;
-    while i < args.len() && out.len() < 8 {
+    while i < args.len() {
         let a = &args[i];
         let v = a.value.as_str();
         if a.literal && v.starts_with('-') && v.len() > 1 && v != "--" {
@@ -521,18 +530,23 @@ fn views(name: &str, global: &Options, args: &[Arg]) -> Vec<Vec<Arg>> {
             i += 1;
             continue;
         }
+        if out.len() == MOST {
+            return None;
+        }
         if i > 0 {
             let mut view = vec![Arg::plain(name)];
             view.extend(args[i..].iter().cloned());
             out.push(view);
         }
-        if !value_may_follow {
+        // A word the analysis cannot see may be an option taking the next
+        // word as its value: the subcommand may still follow.
+        if !value_may_follow && a.literal {
             break;
         }
-        value_may_follow = false;
+        value_may_follow = !a.literal;
         i += 1;
     }
-    out
+    Some(out)
 }
 
 /// The effects of the options given: files read and written, code run.

@@ -171,6 +171,32 @@ fn multi_word_rules_see_through_global_options() {
         view("git push").is_empty(),
         "the command as written is its own view"
     );
+    // A word the analysis cannot see may be an option taking the next word.
+    let mut args = vec![Arg::unknown("\"$flag\"")];
+    args.extend(["delete", "pod", "p"].map(Arg::plain));
+    let u = understand("kubectl", &args);
+    let seen: Vec<String> = u
+        .subcommand_views
+        .iter()
+        .map(|v| {
+            v.iter()
+                .map(|a| a.value.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert!(
+        seen.contains(&"kubectl delete pod p".to_owned()),
+        "{seen:?}"
+    );
+    // Past the views it follows, the command is not analysable.
+    let mut args: Vec<Arg> = Vec::new();
+    for k in 0..20 {
+        args.push(Arg::plain(&format!("--frob{k}")));
+        args.push(Arg::plain("x"));
+    }
+    args.extend(["delete", "pod", "p"].map(Arg::plain));
+    assert!(understand("kubectl", &args).runs.is_some());
 }
 
 fn args(words: &[&str]) -> Vec<Arg> {
