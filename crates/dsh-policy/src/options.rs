@@ -297,6 +297,10 @@ pub(crate) fn may_be_option(a: &Arg) -> bool {
     if a.literal {
         return false;
     }
+    // Split, its later words can be anything.
+    if a.may_split() {
+        return true;
+    }
     let first = a.raw.trim_start_matches(['"', '\'']).chars().next();
     !first.is_some_and(|c| {
         c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | '~' | '+' | ',')
@@ -354,6 +358,10 @@ pub(crate) fn scan<'a, 'o>(args: &'a [Arg], options: &'o Options, permute: bool)
             let words = opts.iter().map(|o| words_taken(o.takes)).max().unwrap_or(0);
             let mut values: Vec<Arg> = attached.into_iter().collect();
             while values.len() < words && i < args.len() {
+                if args[i].may_split() {
+                    out.unseen = true;
+                    out.operands.push(&args[i]);
+                }
                 values.push(args[i].clone());
                 i += 1;
             }
@@ -388,6 +396,12 @@ pub(crate) fn scan<'a, 'o>(args: &'a [Arg], options: &'o Options, permute: bool)
                     values.push(Arg::plain(rest));
                 }
                 while values.len() < words_taken(opt.takes) && i < args.len() {
+                    // A value that may split gives the words after it to
+                    // the program as options or files (`sort -k $k`).
+                    if args[i].may_split() {
+                        out.unseen = true;
+                        out.operands.push(&args[i]);
+                    }
                     values.push(args[i].clone());
                     i += 1;
                 }

@@ -42,6 +42,29 @@ impl Arg {
         }
     }
 
+    /// Whether bash may split the word into several: an expansion outside
+    /// double quotes (`$x`, `$(…)`, a backquote) in a word that is not
+    /// literal.
+    pub(crate) fn may_split(&self) -> bool {
+        if self.literal {
+            return false;
+        }
+        let mut single = false;
+        let mut double = false;
+        let mut escaped = false;
+        for c in self.raw.chars() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if !single => escaped = true,
+                '\'' if !double => single = !single,
+                '"' if !single => double = !double,
+                '$' | '`' if !single && !double => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// A literal word without glob or brace characters.
     pub(crate) fn exact(&self) -> Option<&str> {
         (self.literal && !self.pattern).then_some(self.value.as_str())

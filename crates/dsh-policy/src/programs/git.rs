@@ -220,6 +220,12 @@ fn alias_views(args: &[Arg]) -> Vec<Vec<Arg>> {
     if let Some(i) = at {
         let v = args[i].value.as_str();
         let rest = &args[i + 1..];
+        // The plumbing under `git push`.
+        if matches!(v, "send-pack" | "http-push") {
+            let mut view = vec![Arg::plain("git"), Arg::plain("push")];
+            view.extend(rest.iter().cloned());
+            views.push(view);
+        }
         if let Some((_, value)) = aliases.iter().find(|(name, _)| name.as_str() == v) {
             views.push(expand(value, rest));
         }

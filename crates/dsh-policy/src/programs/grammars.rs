@@ -55,8 +55,19 @@ fn has(scan: &Scan, shorts: &str, longs: &[&str]) -> bool {
     scan.options.iter().any(|g| g.is(shorts, longs))
 }
 
+/// `%(signature…)` in a ref format or sort key verifies signatures, which
+/// runs the configured gpg program.
+fn signature_atoms(scan: &Scan, u: &mut Understanding) {
+    if scan.options.iter().any(|g| {
+        g.is("", &["format", "sort"]) && g.values.iter().any(|v| v.value.contains("signature"))
+    }) {
+        u.run("a signature atom runs the configured gpg program");
+    }
+}
+
 /// `git branch` lists unless it is given a name (without a listing option).
 pub(super) fn git_branch(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    signature_atoms(scan, u);
     let listing = has(
         scan,
         "lar",
@@ -78,6 +89,7 @@ pub(super) fn git_branch(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
 
 /// `git tag` lists unless it is given a name (without `-l`).
 pub(super) fn git_tag(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    signature_atoms(scan, u);
     if !scan.operands.is_empty() && !has(scan, "l", &["list"]) {
         u.not_read_only("git tag with a name makes a tag");
     }
@@ -130,14 +142,39 @@ pub(super) fn git_format(scan: &Scan, args: &[Arg], u: &mut Understanding) {
     git_objects(scan, args, u);
 }
 
+/// git's paths are patterns (`'*.env'` matches at any depth, `:!x` is
+/// everything but x): one with a wildcard or magic reads every file under
+/// the directory before its first wildcard.
+fn pathspecs(scan: &Scan, u: &mut Understanding) {
+    for a in &scan.operands {
+        let v = a.value.as_str();
+        let magic = v.starts_with(":(") || v.starts_with(":!") || v.starts_with(":^");
+        if !magic && !v.contains(['*', '?', '[']) {
+            continue;
+        }
+        let literal = if magic {
+            ""
+        } else {
+            &v[..v.find(['*', '?', '[']).unwrap_or(v.len())]
+        };
+        let dir = literal
+            .rsplit_once('/')
+            .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d });
+        u.reads.retain(|r| r.value != v);
+        u.reads.push(Arg::plain(dir));
+        u.reads_trees = true;
+    }
+}
+
 /// Operands naming a file in a commit or the index (`HEAD:.env`,
 /// `:0:.env`, `:./x`): reads of that file, placed from the working
 /// directory (the repository's root when the agent works there).
 pub(super) fn git_objects(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    pathspecs(scan, u);
     if scan
         .options
         .iter()
-        .any(|g| g.is("", &["batch", "batch-check", "batch-command"]))
+        .any(|g| g.is("", &["batch", "batch-check", "batch-command", "stdin"]))
     {
         u.reads
             .push(Arg::unknown("(the objects named on standard input)"));
@@ -479,11 +516,13 @@ pub(super) fn cargo_test_binary(_scan: &Scan, args: &[Arg], u: &mut Understandin
 /// `grep -r` (and `-R`, `-d recurse`) reads every file under its
 /// operands, the working directory when it names none.
 pub(super) fn grep(scan: &Scan, _args: &[Arg], u: &mut Understanding) {
+    // grep takes any unambiguous start of `recurse` (`-d rec`).
+    let recurse = |v: &Arg| !v.literal || (v.value.len() >= 3 && "recurse".starts_with(&v.value));
     let recursive = has(scan, "rR", &["recursive", "dereference-recursive"])
         || scan
             .options
             .iter()
-            .any(|g| g.is("d", &["directories"]) && g.values.iter().any(|v| v.value == "recurse"));
+            .any(|g| g.is("d", &["directories"]) && g.values.iter().any(recurse));
     if recursive {
         u.reads_trees = true;
         if u.reads.is_empty() {

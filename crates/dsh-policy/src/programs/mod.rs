@@ -698,8 +698,10 @@ fn operands(
             match place.role {
                 Role::Read | Role::PatternFile | Role::ReadList => u.reads.push((*a).clone()),
                 // A pattern the analysis cannot see may split into more
-                // words, files among them (`grep $x README.md`).
+                // words, files among them (`grep $x README.md`); so may
+                // any word bash splits (`date +$f`).
                 Role::Pattern if !a.literal => u.reads.push((*a).clone()),
+                _ if a.may_split() => u.reads.push((*a).clone()),
                 Role::Write => u.write((*a).clone(), program.label),
                 Role::Run => u.run(format!("{name} runs its operand")),
                 Role::Data | Role::Pattern => {}

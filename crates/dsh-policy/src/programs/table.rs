@@ -710,6 +710,7 @@ pub(crate) const ROWS: &[Row] = &[
         .operands("p r*")
         .walks()
         .trees()
+        .grammar(grammars::git_objects)
         .data()
         .examples(&["git grep -n x", "git grep -e a -- src"], &["git grep -Oless x", "git grep --open x", "git grep -nO x"]),
     Row::new("git branch", ReadOnly)

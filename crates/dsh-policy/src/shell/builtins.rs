@@ -137,6 +137,9 @@ pub(super) fn builtin_changes_the_shell(base: &str, args: &[Arg]) -> Option<&'st
             Some("history with an option changes or expands the shell's history")
         }
         "fc" => Some("fc runs commands from the shell's history"),
+        "test" | "[" if args.iter().any(Arg::may_split) => Some(
+            "a word the analysis cannot see may split into -v NAME[…], whose subscript runs code",
+        ),
         "test" | "["
             if args
                 .windows(2)
