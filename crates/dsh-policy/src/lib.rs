@@ -130,8 +130,11 @@
 //! value the analysis cannot see (`$(( $(…) ))`, `${x:$(…)}`, `${a[$i]}`,
 //! `[[ $x -eq 1 ]]`, `let "$x"`), `-v` of a name it cannot see, a
 //! substitution inside `${…}`, a backslash-newline in an expanding
-//! here-document, and a `for` loop over a variable that changes what runs.
-//! Their bodies are still walked for deny and ask rules.
+//! here-document, a `for` loop over a variable that changes what runs,
+//! `exec -a`, `xargs --process-slot-var`, and an unquoted expansion given to
+//! `test` or `[`. Their bodies are still walked for deny and ask rules. An
+//! unquoted expansion may split into several words, so it is a word the
+//! analysis cannot see wherever it stands, an option's value included.
 //!
 //! **Options that run code or write files.** An allow rule for a prefix
 //! allows only what the program does without being told to run something
