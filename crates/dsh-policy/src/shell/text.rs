@@ -100,7 +100,11 @@ pub(super) fn brace_expand(word: &str, out: &mut Vec<String>, limit: usize) -> b
                 }
             }
             let Some(close) = close else {
-                break;
+                // Bash skips a `{` that never closes and expands the next
+                // group, keeping the stray `{` in every word (`{{a,b}` is
+                // `{a {b`).
+                i += 1;
+                continue;
             };
             let inner = &word[i + 1..close];
             let alternatives: Vec<String> = if !commas.is_empty() {
@@ -408,4 +412,27 @@ pub(super) fn evaluates_value(inner: &str) -> bool {
 /// be a `/dev/tcp/…` path, whatever it expands to.
 pub(super) fn starts_with_literal_name(raw: &str) -> bool {
     raw.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '~' | '-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::brace_expand;
+
+    fn expand(word: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        assert!(brace_expand(word, &mut out, 256), "{word}");
+        out
+    }
+
+    /// What bash 5.2 prints for `echo WORD`.
+    #[test]
+    fn braces_expand_as_bash_does() {
+        assert_eq!(expand("{a,b}"), ["a", "b"]);
+        assert_eq!(expand("x{1..3}"), ["x1", "x2", "x3"]);
+        // A `{` that never closes stays in every word.
+        assert_eq!(expand("{{a,b}"), ["{a", "{b"]);
+        assert_eq!(expand("x{y{a,b}"), ["x{ya", "x{yb"]);
+        assert_eq!(expand("{a,b}{"), ["a{", "b{"]);
+        assert_eq!(expand("{{/../.env,README.md}"), ["{/../.env", "{README.md"]);
+    }
 }
