@@ -97,16 +97,21 @@ pub(crate) const ROWS: &[Row] = &[
             &["ls", "ls -la", "ls -la src/", "ls --color=never -1 a b", "ls -R ."],
             &["ls --some-unknown-option", "ls --col"],
         ),
-    Row::new("cat|tac", ReadOnly)
+    Row::new("cat", ReadOnly)
         .complete()
         .opts(
             "-A/--show-all -b/--number-nonblank -e -E/--show-ends -n/--number -s/--squeeze-blank \
-             -t -T/--show-tabs -u -v/--show-nonprinting -r/--regex -S/--separator= --before \
-             --help --version",
+             -t -T/--show-tabs -u -v/--show-nonprinting --help --version",
         )
         .operands("r*")
         .data()
         .examples(&["cat README.md", "cat -n a b", "cat -- -x"], &["cat --unknown f"]),
+    Row::new("tac", ReadOnly)
+        .complete()
+        .opts("-b/--before -r/--regex -s/--separator= --help --version")
+        .operands("r*")
+        .data()
+        .examples(&["tac log", "tac -s , f"], &["tac --x f"]),
     Row::new("head", ReadOnly)
         .complete()
         .opts("-c/--bytes= -n/--lines= -q/--quiet/--silent -v/--verbose -z/--zero-terminated -# --help --version")
@@ -366,7 +371,7 @@ pub(crate) const ROWS: &[Row] = &[
         .examples(&["nl f"], &["nl --x f"]),
     Row::new("od", ReadOnly)
         .complete()
-        .opts("-A/--address-radix= -j/--skip-bytes= -N/--read-bytes= -S/--strings[=] -t/--format= -v/--output-duplicates -w/--width[=] -a -b -c -d -f -i -l -o -s -x --endian= --traditional --help --version")
+        .opts("-A/--address-radix= -j/--skip-bytes= -N/--read-bytes= -S= --strings[=] -t/--format= -v/--output-duplicates -w/--width[=] -a -b -c -d -f -i -l -o -s -x --endian= --traditional --help --version")
         .operands("r*")
         .data()
         .examples(&["od -c f"], &["od --x f"]),
@@ -387,7 +392,7 @@ pub(crate) const ROWS: &[Row] = &[
         .examples(&["strings x.bin"], &["strings @args", "strings --x f"]),
     Row::new("column", ReadOnly)
         .complete()
-        .opts("-t/--table -s/--separator= -o/--output-separator= -c/--output-width= -x/--fillrows -n -e -J/--json -N/--table-columns= -R/--table-right= -T/--table-truncate= -W/--table-wrap= -H/--table-hide= -O/--table-order= -r/--tree= -E/--table-noextreme= -d/--table-noheadings -l/--table-columns-limit= -L/--keep-empty-lines --help --version")
+        .opts("-t/--table -s/--separator= -o/--output-separator= -c/--output-width= -x/--fillrows -n= -e -J/--json -N/--table-columns= -R/--table-right= -T/--table-truncate= -W/--table-wrap= -H/--table-hide= -O/--table-order= -r/--tree= -E/--table-noextreme= -d/--table-noheadings -l/--table-columns-limit= -L/--keep-empty-lines --help --version")
         .operands("r*")
         .data()
         .examples(&["column -t f"], &["column --x f"]),
@@ -401,7 +406,7 @@ pub(crate) const ROWS: &[Row] = &[
         .complete()
         .grammar(grammars::diff)
         .opts(
-            "-q/--brief -s/--report-identical-files -c -C/--context[=] -u -U/--unified[=] -e/--ed \
+            "-q/--brief -s/--report-identical-files -c -C= --context[=] -u -U= --unified[=] -e/--ed \
              -n/--rcs -y/--side-by-side -W/--width= --left-column --suppress-common-lines \
              -p/--show-c-function -F/--show-function-line= -t/--expand-tabs -T/--initial-tab \
              --tabsize= --suppress-blank-empty -r/--recursive -N/--new-file --unidirectional-new-file \
@@ -412,6 +417,7 @@ pub(crate) const ROWS: &[Row] = &[
              -D/--ifdef= --line-format= --old-line-format= --new-line-format= --unchanged-line-format= \
              --old-group-format= --new-group-format= --changed-group-format= --unchanged-group-format= \
              -d/--minimal --horizon-lines= --speed-large-files --color[=] --palette= --normal \
+             !-l/--paginate \
              --no-dereference --help -v/--version",
         )
         .operands("r*")
