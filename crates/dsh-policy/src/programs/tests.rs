@@ -16,19 +16,10 @@ fn words(line: &str) -> Vec<String> {
                 in_word = false;
             }
             ' ' => {}
-            '\'' => {
+            quote @ ('\'' | '"') => {
                 in_word = true;
                 for q in chars.by_ref() {
-                    if q == '\'' {
-                        break;
-                    }
-                    cur.push(q);
-                }
-            }
-            '"' => {
-                in_word = true;
-                for q in chars.by_ref() {
-                    if q == '"' {
+                    if q == quote {
                         break;
                     }
                     cur.push(q);
