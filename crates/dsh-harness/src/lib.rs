@@ -221,10 +221,14 @@ impl Pipeline {
                 .collect(),
             ..executor_config(&settings, &cwd)
         };
+        // Calls run confined when the settings say so, and when the kernel
+        // holds read-only what runs on the analysis's word alone: either
+        // way a call may ask to run outside.
         let sandboxed = config
             .sandbox
             .as_ref()
-            .is_some_and(|s| s.mode != dsh_sandbox::SandboxMode::DangerFullAccess);
+            .is_some_and(|s| s.mode != dsh_sandbox::SandboxMode::DangerFullAccess)
+            || (config.confine_read_only && dsh_sandbox::support().scoping());
         let executor = Executor::new(config).map_err(HarnessError::Executor)?;
         let registry = ToolRegistry::new();
         if !options.no_builtin_tools {
@@ -469,6 +473,7 @@ fn executor_config(settings: &Settings, cwd: &Path) -> ExecutorConfig {
             }),
         // A front-end may be killed with SIGKILL: nothing it started may survive it.
         watchdog: true,
+        confine_read_only: settings.sandbox_confine_read_only.unwrap_or(true),
         env: settings
             .env
             .iter()

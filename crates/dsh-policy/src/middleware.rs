@@ -230,12 +230,26 @@ impl Middleware for PermissionMiddleware {
             };
             (verdict, policy.mode())
         };
-        let verdict = with_hook(verdict, exec.extensions.get::<HookPermission>(), mode);
+        let hook = exec.extensions.get::<HookPermission>();
+        // A hook's allow vouches for the call, as a rule does.
+        let hold = match hook {
+            Some(HookPermission::Allow(_)) => None,
+            _ => verdict.kernel_hold(mode),
+        };
+        let verdict = with_hook(verdict, hook, mode);
+        // Plan mode holds every call read-only, whoever allowed it.
+        let plan_hold = (mode == Mode::Plan).then_some(dsh_tools::KernelHold::ReadOnly);
+        let mut exec = exec;
         let aliases = tool.aliases().to_vec();
         let state = self.state.clone();
         Box::pin(async move {
             match verdict.evaluation.decision {
-                Decision::Allow => return Ok(next.run(exec).await),
+                Decision::Allow => {
+                    if let Some(hold) = hold.or(plan_hold) {
+                        exec.extensions.insert(hold);
+                    }
+                    return Ok(next.run(exec).await);
+                }
                 Decision::Deny => return Err(denial(&verdict)),
                 Decision::Ask => {}
             }
@@ -256,7 +270,12 @@ impl Middleware for PermissionMiddleware {
             };
             match approver.ask(request).await {
                 ApprovalAnswer::Unavailable => Err(unavailable(&verdict)),
-                ApprovalAnswer::AllowOnce => Ok(next.run(exec).await),
+                ApprovalAnswer::AllowOnce => {
+                    if let Some(hold) = plan_hold {
+                        exec.extensions.insert(hold);
+                    }
+                    Ok(next.run(exec).await)
+                }
                 ApprovalAnswer::AllowAlways => {
                     remember(&state, RuleList::Allow, &verdict.grants);
                     {
@@ -264,6 +283,9 @@ impl Middleware for PermissionMiddleware {
                         for rule in verdict.grants {
                             policy.add_session_rule(RuleList::Allow, rule);
                         }
+                    }
+                    if let Some(hold) = plan_hold {
+                        exec.extensions.insert(hold);
                     }
                     Ok(next.run(exec).await)
                 }

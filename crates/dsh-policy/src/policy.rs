@@ -870,6 +870,7 @@ impl PermissionPolicy {
                         Decision::Allow,
                         format!("{subject} only makes, changes or removes files, each decided as its own part (mode acceptEdits)"),
                     )
+                    .as_edit()
                 }
                 Err(why) => {
                     return Outcome::mode(
@@ -1039,7 +1040,8 @@ impl PermissionPolicy {
                 return Outcome::mode(
                     Decision::Allow,
                     format!("{subject}: inside the working directory (mode acceptEdits)"),
-                );
+                )
+                .as_edit();
             }
         }
         self.unmatched(&subject).with_grant(grant.clone(), grant)
@@ -1313,6 +1315,24 @@ impl Verdict {
             .collect()
     }
 
+    /// What the kernel must hold for an allowed call: read-only when it runs
+    /// only on the analysis's word (every part allowed by the mode as a
+    /// read, none by a rule or as an acceptEdits edit), and always in plan
+    /// mode. `bypassPermissions` allows everything unmatched by choice.
+    pub(crate) fn kernel_hold(&self, mode: Mode) -> Option<dsh_tools::KernelHold> {
+        if self.evaluation.decision != Decision::Allow {
+            return None;
+        }
+        let vouched =
+            |o: &Outcome| o.decision == Decision::Allow && (o.origin != Origin::Mode || o.edit);
+        match mode {
+            Mode::Plan => Some(dsh_tools::KernelHold::ReadOnly),
+            Mode::BypassPermissions => None,
+            _ if self.outcomes.iter().any(vouched) => None,
+            _ => Some(dsh_tools::KernelHold::ReadOnly),
+        }
+    }
+
     /// Whether every part that asks is asked by the mode alone.
     pub(crate) fn asks_only_by_mode(&self) -> bool {
         self.outcomes
@@ -1366,6 +1386,9 @@ struct Outcome {
     subject: String,
     /// About something that only may run inside another program's argument.
     secondary: bool,
+    /// An edit the mode allows (acceptEdits): not a read the kernel could
+    /// hold read-only.
+    edit: bool,
     kind: PartKind,
     text: String,
 }
@@ -1387,6 +1410,7 @@ impl Outcome {
             denial: None,
             subject: subject.to_owned(),
             secondary: false,
+            edit: false,
             kind: PartKind::Call,
             text: String::new(),
         }
@@ -1407,6 +1431,7 @@ impl Outcome {
             denial: None,
             subject: String::new(),
             secondary: false,
+            edit: false,
             kind: PartKind::Call,
             text: String::new(),
         }
@@ -1423,6 +1448,7 @@ impl Outcome {
             denial: None,
             subject: String::new(),
             secondary: false,
+            edit: false,
             kind: PartKind::Call,
             text: String::new(),
         }
@@ -1450,9 +1476,15 @@ impl Outcome {
             denial: None,
             subject: String::new(),
             secondary: false,
+            edit: false,
             kind: PartKind::Call,
             text: String::new(),
         }
+    }
+
+    fn as_edit(mut self) -> Outcome {
+        self.edit = true;
+        self
     }
 
     fn about(mut self, subject: &str) -> Outcome {

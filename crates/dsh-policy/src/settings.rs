@@ -68,6 +68,11 @@ pub struct Settings {
     /// Claude Code's `sandbox.filesystem.allowWrite`: more writable roots.
     #[serde(skip)]
     pub sandbox_allow_write: Vec<String>,
+    /// Our `sandbox.confineReadOnly`: whether a bash call allowed only
+    /// because the analysis judged it read-only runs confined read-only
+    /// with the network off (default: yes).
+    #[serde(skip)]
+    pub sandbox_confine_read_only: Option<bool>,
     /// Variables set for every command the tools run (Claude Code's `env`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
@@ -695,7 +700,7 @@ const CLAUDE_CODE_SANDBOX_KEYS: &[&str] = &[
 ];
 
 /// Our own keys of the `sandbox` section.
-const OUR_SANDBOX_KEYS: &[&str] = &["mode", "writableRoots", "network"];
+const OUR_SANDBOX_KEYS: &[&str] = &["mode", "writableRoots", "network", "confineReadOnly"];
 
 fn invalid(key: impl Into<String>, message: impl Into<String>) -> SettingsError {
     SettingsError::new(SettingsErrorKind::Invalid, Some(key.into()), message.into())
@@ -879,6 +884,12 @@ impl FromStr for Settings {
                 settings.sandbox_escalation = Some(v.as_bool().ok_or_else(|| {
                     invalid("sandbox.allowUnsandboxedCommands", "must be true or false")
                 })?);
+            }
+            if let Some(v) = section.get("confineReadOnly") {
+                settings.sandbox_confine_read_only =
+                    Some(v.as_bool().ok_or_else(|| {
+                        invalid("sandbox.confineReadOnly", "must be true or false")
+                    })?);
             }
             (
                 settings.sandbox,
@@ -1130,11 +1141,15 @@ impl Settings {
             if layer.sandbox.is_some()
                 || layer.sandbox_enabled.is_some()
                 || layer.sandbox_escalation.is_some()
+                || layer.sandbox_confine_read_only.is_some()
                 || !layer.sandbox_allow_write.is_empty()
             {
                 out.sandbox = layer.sandbox.or(out.sandbox.take());
                 out.sandbox_enabled = layer.sandbox_enabled.or(out.sandbox_enabled);
                 out.sandbox_escalation = layer.sandbox_escalation.or(out.sandbox_escalation);
+                out.sandbox_confine_read_only = layer
+                    .sandbox_confine_read_only
+                    .or(out.sandbox_confine_read_only);
                 out.sandbox_allow_write.extend(layer.sandbox_allow_write);
             }
             // Hooks add up across files, as Claude Code runs them all.

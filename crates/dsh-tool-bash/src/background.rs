@@ -30,7 +30,7 @@ use std::time::Duration;
 use regex::Regex;
 
 use crate::error::{ErrorKind, ExecError};
-use crate::executor::{Executor, Outputs, Spawned};
+use crate::executor::{Confine, Executor, Outputs, Spawned};
 use crate::process::{Exit, KILL_WAIT};
 use crate::task::{monitor, note_read_shared, read_log, TaskId};
 
@@ -53,6 +53,21 @@ impl Executor {
         command: &str,
         workdir: Option<&str>,
         agent: Option<&str>,
+    ) -> Result<TaskId, ExecError> {
+        self.spawn_background_confined(command, workdir, agent, Confine::Configured)
+    }
+
+    /// As [`spawn_background`](Self::spawn_background), confined as `confine` says.
+    ///
+    /// # Errors
+    ///
+    /// As [`spawn_background`](Self::spawn_background).
+    pub fn spawn_background_confined(
+        &self,
+        command: &str,
+        workdir: Option<&str>,
+        agent: Option<&str>,
+        confine: Confine,
     ) -> Result<TaskId, ExecError> {
         let inner = &self.inner;
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
@@ -80,7 +95,7 @@ impl Executor {
             stdout: receiver,
             contained,
             ..
-        } = inner.spawn(command, &cwd, inner.next_call(), Outputs::Merged, false)?;
+        } = inner.spawn(command, &cwd, inner.next_call(), Outputs::Merged, confine)?;
         let contained = Arc::new(contained);
         let log = inner.task_log(id, false);
         let shared = tasks.register(id, agent, log, None, &contained, None);

@@ -244,6 +244,9 @@ pub struct ExecutorConfig {
     /// The other working directories (beside `cwd`) a `workspace-write`
     /// sandbox lets commands write under.
     pub sandbox_dirs: Vec<PathBuf>,
+    /// Whether a call asking for [`Confine::ReadOnly`] gets it. Default:
+    /// `true` (the settings' `sandbox.confineReadOnly`).
+    pub confine_read_only: bool,
 }
 
 /// How long a kept spill directory ([`ExecutorConfig::keep_spill_files`])
@@ -269,8 +272,27 @@ impl Default for ExecutorConfig {
             env: Vec::new(),
             sandbox: None,
             sandbox_dirs: Vec::new(),
+            confine_read_only: true,
         }
     }
+}
+
+/// How one command is confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Confine {
+    /// Under the sandbox the configuration asks for (none when it asks for
+    /// none).
+    #[default]
+    Configured,
+    /// Read-only with the network off, whatever the configuration says: the
+    /// call runs only because the analysis of its text judged it read-only,
+    /// so the kernel holds that promise instead of the analysis. Where the
+    /// kernel cannot confine, or [`ExecutorConfig::confine_read_only`] is
+    /// off, as [`Confine::Configured`].
+    ReadOnly,
+    /// Outside any sandbox (an approved escalation).
+    Unconfined,
 }
 
 /// One foreground command.
@@ -288,9 +310,8 @@ pub struct RunRequest {
     /// Counts the bytes of output read so far (both streams), for a caller
     /// that reports progress while the command runs.
     pub progress: Option<dsh_tools::ToolProgress>,
-    /// Run outside the configured sandbox (the permission layer approved
-    /// an escalation). Default: `false`.
-    pub unconfined: bool,
+    /// How the command is confined. Default: [`Confine::Configured`].
+    pub confine: Confine,
     /// Sees each chunk of output (both streams) as it is read.
     pub live: Option<dsh_tools::LiveOutput>,
 }
@@ -322,9 +343,17 @@ impl RunRequest {
         self
     }
 
-    /// Runs outside the sandbox (an approved escalation).
+    /// Runs outside the sandbox (an approved escalation) when `unconfined`.
     pub fn unconfined(mut self, unconfined: bool) -> Self {
-        self.unconfined = unconfined;
+        if unconfined {
+            self.confine = Confine::Unconfined;
+        }
+        self
+    }
+
+    /// Sets how the command is confined.
+    pub fn confine(mut self, confine: Confine) -> Self {
+        self.confine = confine;
         self
     }
 
@@ -523,6 +552,8 @@ pub(crate) struct Spawned {
     /// `None` with [`Outputs::Merged`].
     pub(crate) stderr: Option<pipe::Receiver>,
     pub(crate) contained: Contained,
+    /// The sandbox it runs under, if any.
+    pub(crate) sandbox: Option<dsh_sandbox::SandboxMode>,
 }
 
 impl Executor {
@@ -621,12 +652,13 @@ impl Executor {
             stdout,
             stderr,
             contained,
+            sandbox: contained_mode,
         } = inner.spawn(
             &request.command,
             &cwd,
             call,
             Outputs::Separate,
-            request.unconfined,
+            request.confine,
         )?;
         let mut guard = KillOnDrop {
             contained: &contained,
@@ -742,7 +774,7 @@ impl Executor {
             timeout_clamped,
             cwd,
             elapsed: started.elapsed(),
-            sandbox: inner.sandbox_mode().filter(|_| !request.unconfined),
+            sandbox: contained_mode,
         })
     }
 }
@@ -839,7 +871,7 @@ impl Inner {
         cwd: &Path,
         call: u64,
         outputs: Outputs,
-        unconfined: bool,
+        confine: Confine,
     ) -> Result<Spawned, ExecError> {
         let pipe_error = |e| ExecError::io(ErrorKind::Spawn, "could not create a pipe", e);
         let (stdout, out_writer) = output_pipe().map_err(pipe_error)?;
@@ -855,12 +887,13 @@ impl Inner {
             stdout: &out_writer,
             stderr: &err_writer,
         };
-        let (child, contained) = self.spawn_shell(command, cwd, call, stdio, unconfined)?;
+        let (child, contained, sandbox) = self.spawn_shell(command, cwd, call, stdio, confine)?;
         Ok(Spawned {
             child,
             stdout,
             stderr,
             contained,
+            sandbox,
         })
     }
 
@@ -873,7 +906,7 @@ impl Inner {
         cwd: &Path,
         call: u64,
         (rows, cols): (u16, u16),
-        unconfined: bool,
+        confine: Confine,
     ) -> Result<(Proc, Contained, OwnedFd), ExecError> {
         let (master, slave) = sys::open_pty(rows, cols)
             .map_err(|e| ExecError::io(ErrorKind::Spawn, "could not open a pseudo-terminal", e))?;
@@ -882,7 +915,7 @@ impl Inner {
             stdout: &slave,
             stderr: &slave,
         };
-        let (child, contained) = self.spawn_shell(command, cwd, call, stdio, unconfined)?;
+        let (child, contained, _) = self.spawn_shell(command, cwd, call, stdio, confine)?;
         // The child holds the slave end now; ours would keep the terminal
         // open (no end-of-file) after the child's processes are gone.
         drop(slave);
@@ -895,8 +928,8 @@ impl Inner {
         cwd: &Path,
         call: u64,
         stdio: ChildStdio<'_>,
-        unconfined: bool,
-    ) -> Result<(Proc, Contained), ExecError> {
+        confine: Confine,
+    ) -> Result<(Proc, Contained, Option<dsh_sandbox::SandboxMode>), ExecError> {
         let ChildStdio {
             terminal,
             stdout: out_writer,
@@ -904,21 +937,22 @@ impl Inner {
         } = stdio;
         let spawn_error = |e| ExecError::io(ErrorKind::Spawn, "could not start bash", e);
         // Built before the fork: the child only applies it.
-        let ruleset = if unconfined {
-            None
-        } else {
-            self.sandbox_ruleset()?
+        let (mode, ruleset) = match self.sandbox_ruleset(confine)? {
+            Some((mode, fd)) => (Some(mode), Some(fd)),
+            None => (None, None),
         };
         let landlock = ruleset.as_ref().map(|fd| fd.as_raw_fd());
+        let confined = mode.is_some();
         let mut prepared = self.backend.prepare(call, &self.tag);
         if self.backend.clone3_allowed() {
             if let Some(dir) = prepared.cgroup_dir() {
-                let mut plan = self.plan(command, cwd, terminal, out_writer, err_writer)?;
+                let mut plan =
+                    self.plan(command, cwd, terminal, out_writer, err_writer, confined)?;
                 plan.landlock = landlock;
                 match sys::spawn_into_cgroup(&plan, dir) {
                     Ok((pid, pidfd)) => {
                         let child = RawChild::new(pid, pidfd).map_err(spawn_error)?;
-                        return Ok((Proc::Raw(child), prepared.attach(pid as u32)));
+                        return Ok((Proc::Raw(child), prepared.attach(pid as u32), mode));
                     }
                     Err(sys::SpawnFailure::Child(e)) => {
                         prepared.discard();
@@ -958,7 +992,14 @@ impl Inner {
                 Ok(pair) => pair,
                 Err(e) => return Err((prepared, e)),
             };
-            let mut cmd = self.command(command, cwd, &prepared, landlock, terminal.is_some());
+            let mut cmd = self.command(
+                command,
+                cwd,
+                &prepared,
+                landlock,
+                terminal.is_some(),
+                confined,
+            );
             if let Some(terminal) = terminal {
                 match terminal.try_clone() {
                     Ok(input) => cmd.stdin(Stdio::from(input)),
@@ -987,14 +1028,14 @@ impl Inner {
         }
         let was_cgroup = prepared.is_cgroup();
         match attempt(prepared) {
-            Ok(spawned) => Ok(spawned),
+            Ok((child, contained)) => Ok((child, contained, mode)),
             Err((prepared, e)) if was_cgroup => {
                 // Maybe the child could not join its cgroup: try without.
                 prepared.discard();
                 match attempt(Prepared::tree(call, &self.tag)) {
-                    Ok(spawned) => {
+                    Ok((child, contained)) => {
                         self.backend.mark_cgroup_broken();
-                        Ok(spawned)
+                        Ok((child, contained, mode))
                     }
                     Err((_, _)) => Err(spawn_error(e)),
                 }
@@ -1024,11 +1065,12 @@ impl Inner {
         terminal: Option<&OwnedFd>,
         stdout: &OwnedFd,
         stderr: &OwnedFd,
+        confined: bool,
     ) -> Result<sys::ExecPlan, ExecError> {
         let nul = |what: &str| {
             ExecError::new(ErrorKind::Spawn, format!("the {what} contains a NUL byte"))
         };
-        let env = self.command_env(terminal.is_some());
+        let env = self.command_env(terminal.is_some(), confined);
         let path = env
             .iter()
             .find(|(name, _)| name == "PATH")
@@ -1074,6 +1116,7 @@ impl Inner {
         prepared: &Prepared,
         landlock: Option<std::os::fd::RawFd>,
         terminal: bool,
+        confined: bool,
     ) -> Command {
         let mut cmd = Command::new("bash");
         cmd.arg("--noprofile")
@@ -1084,7 +1127,7 @@ impl Inner {
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .env_clear()
-            .envs(self.command_env(terminal));
+            .envs(self.command_env(terminal, confined));
         if let Some((name, value)) = prepared.marker() {
             cmd.env(name, value);
         }
@@ -1097,7 +1140,7 @@ impl Inner {
     /// A command in a terminal gets `TERM=xterm-256color` (what the screen
     /// emulation understands) and may prompt (no `GIT_TERMINAL_PROMPT=0`),
     /// unless the configured variables say otherwise.
-    fn command_env(&self, terminal: bool) -> Vec<(OsString, OsString)> {
+    fn command_env(&self, terminal: bool, confined: bool) -> Vec<(OsString, OsString)> {
         let mut env = child_environment(&self.config.env);
         let configured = |name: &str| self.config.env.iter().any(|(n, _)| n == name);
         if terminal {
@@ -1109,20 +1152,11 @@ impl Inner {
                 env.retain(|(n, _)| n != "GIT_TERMINAL_PROMPT");
             }
         }
-        if self.sandbox_mode().is_some() {
+        if confined {
             env.retain(|(n, _)| n != "TMPDIR");
             env.push(("TMPDIR".into(), self.sandbox_temp().into_os_string()));
         }
         env
-    }
-
-    /// The sandbox mode commands run under, when they are confined.
-    pub(crate) fn sandbox_mode(&self) -> Option<dsh_sandbox::SandboxMode> {
-        self.config
-            .sandbox
-            .as_ref()
-            .map(|s| s.mode)
-            .filter(|m| *m != dsh_sandbox::SandboxMode::DangerFullAccess)
     }
 
     /// The private temp directory of confined commands.
@@ -1130,11 +1164,40 @@ impl Inner {
         self.spill_dir.join("tmp")
     }
 
-    /// The Landlock ruleset for a command, when confined.
-    fn sandbox_ruleset(&self) -> Result<Option<OwnedFd>, ExecError> {
-        let Some(policy) = &self.config.sandbox else {
+    /// The sandbox a command runs under and its Landlock ruleset, when it
+    /// is confined.
+    fn sandbox_ruleset(
+        &self,
+        confine: Confine,
+    ) -> Result<Option<(dsh_sandbox::SandboxMode, OwnedFd)>, ExecError> {
+        let configured = match confine {
+            Confine::Unconfined => return Ok(None),
+            Confine::ReadOnly if self.config.confine_read_only => {
+                let read_only = dsh_sandbox::SandboxPolicy {
+                    mode: dsh_sandbox::SandboxMode::ReadOnly,
+                    writable_roots: Vec::new(),
+                    network: false,
+                };
+                // Where the kernel cannot hold it, nothing changes: the
+                // configured sandbox applies (`dsh sandbox status` says so).
+                if let Ok(Some(fd)) = self.ruleset_for(&read_only) {
+                    return Ok(Some((dsh_sandbox::SandboxMode::ReadOnly, fd)));
+                }
+                &self.config.sandbox
+            }
+            Confine::ReadOnly | Confine::Configured => &self.config.sandbox,
+        };
+        let Some(policy) = configured else {
             return Ok(None);
         };
+        Ok(self.ruleset_for(policy)?.map(|fd| (policy.mode, fd)))
+    }
+
+    /// The Landlock ruleset of `policy` for this executor's directories.
+    fn ruleset_for(
+        &self,
+        policy: &dsh_sandbox::SandboxPolicy,
+    ) -> Result<Option<OwnedFd>, ExecError> {
         // The configured directories only: a call's own `workdir` is where
         // it runs, never a grant (a model could name any directory).
         let mut dirs = vec![self.config.cwd.clone()];

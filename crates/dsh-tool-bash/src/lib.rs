@@ -53,7 +53,9 @@ mod watchdog;
 
 pub use contain::Containment;
 pub use error::{ErrorKind, ExecError};
-pub use executor::{Executor, ExecutorConfig, Exit, RunOutput, RunRequest, KEPT_SPILL_LIFETIME};
+pub use executor::{
+    Confine, Executor, ExecutorConfig, Exit, RunOutput, RunRequest, KEPT_SPILL_LIFETIME,
+};
 pub use output::{SpillFile, StreamOutput};
 pub use task::TaskId;
 pub use terminal::{InputCheck, SessionRequest, SessionStart};

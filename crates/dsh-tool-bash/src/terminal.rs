@@ -28,7 +28,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{ErrorKind, ExecError};
-use crate::executor::Executor;
+use crate::executor::{Confine, Executor};
 use crate::keys;
 use crate::pty::Terminal;
 use crate::task::{monitor, note_read_shared, read_log, Task, TaskId, TaskShared, TaskState};
@@ -55,8 +55,9 @@ pub struct SessionRequest {
     pub yield_time: Option<Duration>,
     /// The session's whole lifetime; `None` for no limit.
     pub timeout: Option<Duration>,
-    /// Run outside the configured sandbox.
-    pub unconfined: bool,
+    /// How the session is confined (for its whole life: what is typed
+    /// into it later runs inside the same confinement).
+    pub confine: Confine,
     /// Cancels the start: the session is killed.
     pub cancel: CancellationToken,
 }
@@ -139,7 +140,7 @@ impl Executor {
                 &cwd,
                 inner.next_call(),
                 (rows, cols),
-                request.unconfined,
+                request.confine,
             )?;
             let terminal = Terminal::open(master, request.command.clone(), cwd)
                 .map_err(|e| ExecError::io(ErrorKind::Spawn, "could not watch the terminal", e))?;

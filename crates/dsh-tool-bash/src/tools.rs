@@ -2,7 +2,7 @@
 //! [`dsh_tools::Tool`]s over one shared [`Executor`].
 
 use crate::error::{ErrorKind, ExecError};
-use crate::executor::{Executor, ExecutorConfig, RunRequest};
+use crate::executor::{Confine, Executor, ExecutorConfig, RunRequest};
 use crate::terminal::{InputCheck, SessionRequest, SessionStart, DEFAULT_SIZE};
 use dsh_tools::{
     CheckedAs, ContentBlock, ErrorCode, TerminalExit, Tool, ToolAnnotations, ToolArgs,
@@ -212,6 +212,13 @@ impl Tool for BashTool {
             ));
         }
         let escalated = args.sandbox_permissions == Some(SandboxPermissions::RequireEscalated);
+        // The permission layer says whether the call runs only on the
+        // analysis's word; then the kernel holds it read-only.
+        let confine = match ctx.extensions.get::<dsh_tools::KernelHold>() {
+            Some(dsh_tools::KernelHold::ReadOnly) => Confine::ReadOnly,
+            _ if escalated => Confine::Unconfined,
+            _ => Confine::Configured,
+        };
         if escalated && args.run_in_background.unwrap_or(false) {
             return Err(ToolError::new(
                 ErrorCode::InvalidArgs,
@@ -233,7 +240,7 @@ impl Tool for BashTool {
             ));
             request.yield_time = args.yield_time_ms.map(Duration::from_millis);
             request.timeout = args.timeout_ms.map(Duration::from_millis);
-            request.unconfined = escalated;
+            request.confine = confine;
             request.cancel = ctx.cancel_token();
             let started = self
                 .executor
@@ -250,7 +257,12 @@ impl Tool for BashTool {
         if args.run_in_background.unwrap_or(false) {
             let task = self
                 .executor
-                .spawn_background(&args.command, args.workdir.as_deref(), ctx.agent.as_deref())
+                .spawn_background_confined(
+                    &args.command,
+                    args.workdir.as_deref(),
+                    ctx.agent.as_deref(),
+                    confine,
+                )
                 .map_err(tool_error)?;
             return Ok(vec![ContentBlock::text(format!(
                 "started background task {task}"
@@ -258,7 +270,7 @@ impl Tool for BashTool {
         }
         let mut request = RunRequest::new(args.command)
             .cancel(ctx.cancel_token())
-            .unconfined(escalated);
+            .confine(confine);
         if let Some(progress) = ctx.progress {
             request = request.progress(progress);
         }

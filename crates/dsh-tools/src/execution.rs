@@ -375,6 +375,20 @@ impl LiveOutput {
     }
 }
 
+/// What the permission layer asks the kernel to hold for one call, put in
+/// the call's [`Extensions`] for the tool that runs commands.
+///
+/// A call that runs only because the analysis of its text judged it
+/// read-only (no rule, no person, no hook allowed it) must not depend on
+/// that analysis being right: the tool runs it unable to write outside its
+/// private temp directory and with the network off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KernelHold {
+    /// Run confined read-only, network off, whatever sandbox the settings ask for.
+    ReadOnly,
+}
+
 impl std::fmt::Debug for LiveOutput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("LiveOutput")

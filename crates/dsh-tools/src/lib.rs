@@ -161,7 +161,7 @@ pub use definition::{
 pub use dsh_tools_derive::ToolArgs;
 pub use error::{ErrorCode, ToolError};
 pub use execution::{
-    CallArguments, Extensions, LiveOutput, ToolAnnotations, ToolArguments, ToolContext,
+    CallArguments, Extensions, KernelHold, LiveOutput, ToolAnnotations, ToolArguments, ToolContext,
     ToolErrorInfo, ToolExecution, ToolExecutionResult, ToolOutput, ToolProgress,
 };
 pub use futures::future::BoxFuture;
