@@ -1,8 +1,44 @@
 //! The crate's only `unsafe` code: confining a child between `fork` and
-//! `exec` with a ruleset built before the fork.
+//! `exec` with what was prepared before the fork.
+//!
+//! A [`ChildPlan`] is built in the parent (it allocates: paths, id maps,
+//! the seccomp programs) and [`ChildPlan::apply`] runs in the child, where
+//! it makes plain system calls only, allocates nothing and takes no lock,
+//! as code between `fork` and `exec` of a multi-threaded process must. In
+//! this order:
+//!
+//! 1. **Mount (and IPC) namespace**, when paths are to be bound read-only or
+//!    the command gets its own System V IPC and message queues:
+//!    `unshare(CLONE_NEWNS [| CLONE_NEWIPC])` (as root; otherwise with
+//!    `CLONE_NEWUSER` too and an identity map of our own ids), every mount
+//!    made private, then each path bound onto itself and made read-only,
+//!    `nosuid` and `nodev`, submounts included (`mount_setattr` with
+//!    `AT_RECURSIVE`; a remount that keeps the locked flags on kernels
+//!    before 5.12). The binds hold at any depth beneath a writable root,
+//!    where Landlock, which only grants, cannot take a right back.
+//! 2. **No inherited descriptors**: `close_range(3, ~0, CLOSE_RANGE_CLOEXEC)`,
+//!    so only standard input, output and error survive `exec` (the
+//!    Landlock ruleset stays usable until then).
+//! 3. **No capabilities** (unless asked to keep them): securebits
+//!    `NOROOT`, `NO_SETUID_FIXUP`, `NO_CAP_AMBIENT_RAISE`, each locked
+//!    (where permitted), the bounding set emptied, the ambient set cleared,
+//!    effective, permitted and inheritable sets zeroed. Root inside keeps
+//!    uid 0, and with it the owner's rights on root's files, but no
+//!    capability: no `chown`, `mknod`, `CAP_DAC_OVERRIDE`, raw sockets,
+//!    `ptrace` of others, `trusted.*` attributes, immutable flags.
+//! 4. `PR_SET_NO_NEW_PRIVS`: no set-user-id or file capability raises
+//!    anything at `exec`.
+//! 5. **Landlock**: `landlock_restrict_self` with the prepared ruleset.
+//! 6. **seccomp**: the programs of [`SeccompFilters`], last, so the calls
+//!    above are not themselves filtered.
 
+use crate::seccomp::{SeccompFilters, SeccompOptions};
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 /// Confines the calling process with the Landlock ruleset `fd`:
 /// `PR_SET_NO_NEW_PRIVS`, then `landlock_restrict_self`. Plain system
@@ -11,6 +47,19 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 /// # Errors
 /// The errno of the call that failed.
 pub fn restrict_self(fd: RawFd) -> io::Result<()> {
+    no_new_privs()?;
+    landlock_restrict_self(fd)
+}
+
+fn check(rc: libc::c_long) -> io::Result<()> {
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+fn no_new_privs() -> io::Result<()> {
     // SAFETY: `prctl(PR_SET_NO_NEW_PRIVS, 1)` takes no pointers; the unused
     // arguments are zeros, as the man page asks.
     let rc = unsafe {
@@ -22,20 +71,20 @@ pub fn restrict_self(fd: RawFd) -> io::Result<()> {
             0 as libc::c_ulong,
         )
     };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    check(rc.into())
+}
+
+fn landlock_restrict_self(fd: RawFd) -> io::Result<()> {
     // SAFETY: `landlock_restrict_self(fd, 0)` takes a descriptor and flags,
     // no pointers.
     let rc = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    check(rc)
 }
 
 /// Makes `cmd`'s child confine itself with `ruleset` before it runs its
 /// program. The ruleset lives in the command until it is dropped.
+///
+/// Landlock only; [`ChildPlan::attach`] applies the whole confinement.
 pub fn confine_command(cmd: &mut tokio::process::Command, ruleset: OwnedFd) {
     // SAFETY: the closure makes only the two system calls of
     // `restrict_self` (async-signal-safe, no allocation, no locks), as
@@ -50,4 +99,552 @@ pub fn confine_command(cmd: &mut tokio::process::Command, ruleset: OwnedFd) {
 pub(crate) fn current_uid() -> u32 {
     // SAFETY: `getuid` takes no arguments and cannot fail.
     unsafe { libc::getuid() }
+}
+
+fn effective_ids() -> (u32, u32) {
+    // SAFETY: `geteuid` and `getegid` take no arguments and cannot fail.
+    unsafe { (libc::geteuid(), libc::getegid()) }
+}
+
+/// What a child is confined with; [`ChildPlan::prepare`] turns it into a
+/// plan.
+#[derive(Debug, Clone)]
+pub struct ChildConfig {
+    /// The Landlock ruleset to enter, if any (shared: one cached ruleset
+    /// can serve many spawns).
+    pub ruleset: Option<Arc<OwnedFd>>,
+    /// Whether the command may create sockets (see [`SeccompFilters`]).
+    pub network: bool,
+    /// Whether the command gets an IPC namespace of its own (System V IPC
+    /// and POSIX message queues then work, on objects of its own only).
+    /// Ignored where namespaces are not available: the filter then refuses
+    /// those calls.
+    pub ipc_namespace: bool,
+    /// Paths bound read-only onto themselves in a private mount namespace.
+    /// Each must exist.
+    pub read_only_binds: Vec<PathBuf>,
+    /// Keep the capabilities the spawning process has (default: drop all).
+    pub keep_capabilities: bool,
+    /// Install the system-call filter where the kernel supports it
+    /// (default: yes).
+    pub seccomp: bool,
+}
+
+impl Default for ChildConfig {
+    fn default() -> Self {
+        ChildConfig {
+            ruleset: None,
+            network: false,
+            ipc_namespace: false,
+            read_only_binds: Vec::new(),
+            keep_capabilities: false,
+            seccomp: true,
+        }
+    }
+}
+
+/// A path to bind read-only, ready for the child.
+#[derive(Debug, Clone)]
+struct Bind {
+    path: CString,
+    /// `MS_NOEXEC`, `MS_NOATIME`, … of the mount it is on, which a remount
+    /// in a user namespace must keep.
+    keep_flags: libc::c_ulong,
+}
+
+/// The namespace part of a plan.
+#[derive(Debug, Clone)]
+struct Namespaces {
+    ipc: bool,
+    /// `uid_map` and `gid_map` contents when a user namespace is needed
+    /// (not root).
+    user: Option<(Vec<u8>, Vec<u8>)>,
+    binds: Vec<Bind>,
+}
+
+/// Everything a child does to confine itself, prepared before `fork`.
+#[derive(Debug, Clone)]
+pub struct ChildPlan {
+    ruleset: Option<Arc<OwnedFd>>,
+    filters: Option<Arc<SeccompFilters>>,
+    namespaces: Option<Namespaces>,
+    keep_capabilities: bool,
+    cap_last: u32,
+}
+
+/// `struct sock_fprog`.
+#[repr(C)]
+struct SockFprog {
+    len: libc::c_ushort,
+    filter: *const seccompiler::sock_filter,
+}
+
+/// `struct __user_cap_header_struct`.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+/// `struct __user_cap_data_struct`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// `struct mount_attr`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+const CAP_SETPCAP: u32 = 8;
+const SECBIT_NOROOT: libc::c_ulong = 1 << 0;
+const SECBIT_NOROOT_LOCKED: libc::c_ulong = 1 << 1;
+const SECBIT_NO_SETUID_FIXUP: libc::c_ulong = 1 << 2;
+const SECBIT_NO_SETUID_FIXUP_LOCKED: libc::c_ulong = 1 << 3;
+const SECBIT_NO_CAP_AMBIENT_RAISE: libc::c_ulong = 1 << 6;
+const SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED: libc::c_ulong = 1 << 7;
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+
+/// The highest capability number of this kernel.
+fn cap_last() -> u32 {
+    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(63)
+}
+
+/// The flags of the mount `path` is on that a remount must keep.
+fn locked_flags(path: &CStr) -> io::Result<libc::c_ulong> {
+    // SAFETY: an all-zero `statvfs` is a valid value of the plain C struct.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `path` is NUL-terminated and `st` a valid, writable statvfs.
+    let rc = unsafe { libc::statvfs(path.as_ptr(), &mut st) };
+    check(rc.into())?;
+    // ST_* and MS_* share their values.
+    let keep = libc::MS_NOEXEC | libc::MS_NOATIME | libc::MS_NODIRATIME | libc::MS_RELATIME;
+    Ok(st.f_flag & keep)
+}
+
+impl ChildPlan {
+    /// Prepares the confinement `config` asks for (before `fork`): reads
+    /// the ids, the capability count and the flags of the mounts, and
+    /// builds the system-call filter.
+    ///
+    /// # Errors
+    /// Paths to bind are asked for where namespaces are not available
+    /// ([`namespaces_available`]), a path to bind does not exist or holds a
+    /// NUL, or the filter cannot be built.
+    pub fn prepare(config: ChildConfig) -> io::Result<ChildPlan> {
+        let namespaces_ok = namespaces_available();
+        if !config.read_only_binds.is_empty() && !namespaces_ok {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "read-only binds need a mount namespace, which this system does not give",
+            ));
+        }
+        let ipc = config.ipc_namespace && namespaces_ok;
+        let namespaces = if ipc || !config.read_only_binds.is_empty() {
+            let mut binds = Vec::new();
+            for p in &config.read_only_binds {
+                let path = CString::new(p.as_os_str().as_bytes()).map_err(|_| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "a path holds a NUL byte")
+                })?;
+                let keep_flags = locked_flags(&path).map_err(|e| {
+                    io::Error::new(e.kind(), format!("cannot bind {}: {e}", p.display()))
+                })?;
+                binds.push(Bind { path, keep_flags });
+            }
+            let (uid, gid) = effective_ids();
+            let user = (uid != 0).then(|| {
+                (
+                    format!("{uid} {uid} 1\n").into_bytes(),
+                    format!("{gid} {gid} 1\n").into_bytes(),
+                )
+            });
+            Some(Namespaces { ipc, user, binds })
+        } else {
+            None
+        };
+        let filters = if config.seccomp && seccomp_available() {
+            let built = SeccompFilters::build(SeccompOptions {
+                network: config.network,
+                ipc_namespace: ipc,
+            })
+            .map_err(|e| io::Error::other(e.0))?;
+            Some(Arc::new(built))
+        } else {
+            None
+        };
+        Ok(ChildPlan {
+            ruleset: config.ruleset,
+            filters,
+            namespaces,
+            keep_capabilities: config.keep_capabilities,
+            cap_last: cap_last(),
+        })
+    }
+
+    /// Whether the plan installs a system-call filter.
+    pub fn seccomp(&self) -> bool {
+        self.filters.is_some()
+    }
+
+    /// Whether the plan enters a mount namespace.
+    pub fn namespaces(&self) -> bool {
+        self.namespaces.is_some()
+    }
+
+    /// Whether the command gets an IPC namespace of its own.
+    pub fn ipc_namespace(&self) -> bool {
+        self.namespaces.as_ref().is_some_and(|n| n.ipc)
+    }
+
+    /// Confines the calling process; run in the child, between `fork` and
+    /// `exec`. Plain system calls only, no allocation, no locks.
+    ///
+    /// # Errors
+    /// The errno of the first call that failed (the child should then not
+    /// run its program).
+    pub fn apply(&self) -> io::Result<()> {
+        if let Some(ns) = &self.namespaces {
+            enter_namespaces(ns)?;
+        }
+        // SAFETY: `close_range` takes no pointers.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_close_range,
+                3 as libc::c_uint,
+                !0 as libc::c_uint,
+                CLOSE_RANGE_CLOEXEC,
+            )
+        };
+        if rc != 0 {
+            cloexec_one_by_one()?;
+        }
+        if !self.keep_capabilities {
+            drop_capabilities(self.cap_last)?;
+        }
+        no_new_privs()?;
+        if let Some(fd) = &self.ruleset {
+            landlock_restrict_self(fd.as_raw_fd())?;
+        }
+        if let Some(filters) = &self.filters {
+            for program in filters.programs() {
+                install_filter(program)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes `cmd`'s child apply this plan before it runs its program.
+    pub fn attach(&self, cmd: &mut tokio::process::Command) {
+        let plan = self.clone();
+        // SAFETY: `ChildPlan::apply` makes plain system calls only (no
+        // allocation, no locks; errors come from errno), as `pre_exec`
+        // requires of code run in the forked copy of a multi-threaded process.
+        unsafe {
+            cmd.pre_exec(move || plan.apply());
+        }
+    }
+
+    /// [`ChildPlan::attach`] for a `std::process::Command`.
+    pub fn attach_std(&self, cmd: &mut std::process::Command) {
+        use std::os::unix::process::CommandExt;
+        let plan = self.clone();
+        // SAFETY: as in `attach`: `apply` is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(move || plan.apply());
+        }
+    }
+}
+
+/// Where `close_range` is missing (before 5.11): `FD_CLOEXEC` on every
+/// descriptor up to the limit.
+fn cloexec_one_by_one() -> io::Result<()> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a valid, writable rlimit.
+    check(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) }.into())?;
+    let max = lim.rlim_cur.min(1 << 20) as libc::c_int;
+    for fd in 3..max {
+        // SAFETY: `fcntl` on any number: EBADF for ones not open.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok(())
+}
+
+fn write_file(path: &CStr, data: &[u8]) -> io::Result<()> {
+    // SAFETY: `path` is NUL-terminated.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `data` is valid for `data.len()` bytes; `fd` is ours.
+    let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+    let err = io::Error::last_os_error();
+    // SAFETY: `fd` is ours and closed once.
+    unsafe { libc::close(fd) };
+    if n != data.len() as isize {
+        return Err(err);
+    }
+    Ok(())
+}
+
+fn mount(source: Option<&CStr>, target: &CStr, flags: libc::c_ulong) -> io::Result<()> {
+    let src = source.map_or(std::ptr::null(), CStr::as_ptr);
+    // SAFETY: the strings are NUL-terminated or null, as `mount` accepts
+    // for a bind, a remount and a propagation change; no fs type, no data.
+    let rc = unsafe {
+        libc::mount(
+            src,
+            target.as_ptr(),
+            std::ptr::null(),
+            flags,
+            std::ptr::null(),
+        )
+    };
+    check(rc.into())
+}
+
+fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
+    let mut flags = libc::CLONE_NEWNS;
+    if ns.ipc {
+        flags |= libc::CLONE_NEWIPC;
+    }
+    if ns.user.is_some() {
+        flags |= libc::CLONE_NEWUSER;
+    }
+    // SAFETY: `unshare` takes flags only.
+    check(unsafe { libc::unshare(flags) }.into())?;
+    if let Some((uid_map, gid_map)) = &ns.user {
+        write_file(c"/proc/self/uid_map", uid_map)?;
+        write_file(c"/proc/self/setgroups", b"deny")?;
+        write_file(c"/proc/self/gid_map", gid_map)?;
+    }
+    mount(None, c"/", libc::MS_REC | libc::MS_PRIVATE)?;
+    for b in &ns.binds {
+        mount(Some(&b.path), &b.path, libc::MS_BIND | libc::MS_REC)?;
+        let attr = MountAttr {
+            attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+            attr_clr: 0,
+            propagation: 0,
+            userns_fd: 0,
+        };
+        // SAFETY: the path is NUL-terminated and `attr` a valid mount_attr
+        // of the size passed.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_mount_setattr,
+                libc::AT_FDCWD,
+                b.path.as_ptr(),
+                AT_RECURSIVE,
+                &attr as *const MountAttr,
+                std::mem::size_of::<MountAttr>(),
+            )
+        };
+        if rc != 0 {
+            if io::Error::last_os_error().raw_os_error() != Some(libc::ENOSYS) {
+                return Err(io::Error::last_os_error());
+            }
+            mount(
+                None,
+                &b.path,
+                libc::MS_BIND
+                    | libc::MS_REMOUNT
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | libc::MS_NODEV
+                    | b.keep_flags,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn prctl(option: libc::c_int, arg: libc::c_ulong) -> libc::c_int {
+    // SAFETY: the options used here take integers, no pointers; the unused
+    // arguments are zeros.
+    unsafe {
+        libc::prctl(
+            option,
+            arg,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        )
+    }
+}
+
+fn drop_capabilities(cap_last: u32) -> io::Result<()> {
+    let mut header = CapHeader {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: `header` and the two-element `data` are what capget v3 reads
+    // and writes.
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_capget,
+            &mut header as *mut CapHeader,
+            data.as_mut_ptr(),
+        )
+    })?;
+    let has_setpcap = data[0].effective & (1 << CAP_SETPCAP) != 0;
+    // Securebits first: setting them needs CAP_SETPCAP. Not permitted
+    // (EPERM) where we lack it; NO_NEW_PRIVS then covers what they would.
+    let bits = SECBIT_NOROOT
+        | SECBIT_NOROOT_LOCKED
+        | SECBIT_NO_SETUID_FIXUP
+        | SECBIT_NO_SETUID_FIXUP_LOCKED
+        | SECBIT_NO_CAP_AMBIENT_RAISE
+        | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+    if prctl(libc::PR_SET_SECUREBITS, bits) != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EPERM) {
+            return Err(e);
+        }
+    }
+    // The bounding set can only be dropped with CAP_SETPCAP; without it no
+    // capability can be gained at exec anyway (NO_NEW_PRIVS).
+    if has_setpcap {
+        for cap in 0..=cap_last {
+            if prctl(libc::PR_CAPBSET_DROP, cap.into()) != 0 {
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::EINVAL) {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    // SAFETY: PR_CAP_AMBIENT takes integers only.
+    let rc = unsafe {
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        )
+    };
+    check(rc.into())?;
+    let mut header = CapHeader {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [CapData::default(); 2];
+    // SAFETY: `header` and the two-element `data` are what capset v3 reads.
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_capset,
+            &mut header as *mut CapHeader,
+            data.as_ptr(),
+        )
+    })
+}
+
+fn install_filter(program: &[seccompiler::sock_filter]) -> io::Result<()> {
+    let prog = SockFprog {
+        len: program.len() as libc::c_ushort,
+        filter: program.as_ptr(),
+    };
+    // SAFETY: `prog` points to `len` instructions that live as long as the
+    // plan; the kernel copies them.
+    let rc = unsafe {
+        libc::prctl(
+            libc::PR_SET_SECCOMP,
+            libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+            &prog as *const SockFprog,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        )
+    };
+    check(rc.into())
+}
+
+/// Runs `probe` in a forked child and tells whether it returned true.
+/// `probe` must be async-signal-safe.
+fn in_child(probe: fn() -> bool) -> bool {
+    // SAFETY: the child runs only `probe` (plain system calls) and
+    // `_exit`, both async-signal-safe, so forking a multi-threaded
+    // process is sound.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return false;
+    }
+    if pid == 0 {
+        let code = if probe() { 0 } else { 1 };
+        // SAFETY: `_exit` ends the child without running the parent's
+        // destructors or atexit handlers.
+        unsafe { libc::_exit(code) };
+    }
+    let mut status = 0;
+    loop {
+        // SAFETY: `status` is a valid, writable int; `pid` our child.
+        let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if rc == pid {
+            break;
+        }
+        if rc < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return false;
+        }
+    }
+    libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+}
+
+fn probe_namespaces() -> bool {
+    // SAFETY: plain system calls in the probing child.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
+    if !root {
+        flags |= libc::CLONE_NEWUSER;
+    }
+    // SAFETY: `unshare` takes flags only.
+    if unsafe { libc::unshare(flags) } != 0 {
+        return false;
+    }
+    mount(None, c"/", libc::MS_REC | libc::MS_PRIVATE).is_ok()
+}
+
+/// Whether commands can get a private mount and IPC namespace here (probed
+/// once, in a forked child). `DSH_SANDBOX_NO_NAMESPACES=1` says no (to try
+/// the fallbacks).
+pub fn namespaces_available() -> bool {
+    if std::env::var_os("DSH_SANDBOX_NO_NAMESPACES").is_some_and(|v| v == "1") {
+        return false;
+    }
+    static SEEN: OnceLock<bool> = OnceLock::new();
+    *SEEN.get_or_init(|| in_child(probe_namespaces))
+}
+
+fn probe_seccomp() -> bool {
+    let allow = [seccompiler::sock_filter {
+        code: 0x06,
+        jt: 0,
+        jf: 0,
+        k: 0x7fff_0000,
+    }];
+    no_new_privs().is_ok() && install_filter(&allow).is_ok()
+}
+
+/// Whether the system-call filter is enforced here: x86_64 or aarch64, and
+/// a kernel that accepts a filter (probed once, in a forked child).
+pub fn seccomp_available() -> bool {
+    static SEEN: OnceLock<bool> = OnceLock::new();
+    crate::seccomp::arch_supported() && *SEEN.get_or_init(|| in_child(probe_seccomp))
 }

@@ -54,8 +54,12 @@
 
 #[allow(unsafe_code)]
 mod child;
+pub mod seccomp;
 
-pub use child::{confine_command, restrict_self};
+pub use child::{
+    confine_command, namespaces_available, restrict_self, seccomp_available, ChildConfig, ChildPlan,
+};
+pub use seccomp::{SeccompFilters, SeccompOptions};
 
 use landlock::{
     path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
@@ -396,6 +400,12 @@ pub struct Status {
     pub scoping: bool,
     /// The modes this machine can run.
     pub modes: Vec<String>,
+    /// Private mount and IPC namespaces (read-only binds at any depth).
+    pub namespaces: bool,
+    /// The system-call filter (x86_64 and aarch64).
+    pub seccomp: bool,
+    /// Confined commands run without capabilities.
+    pub capabilities_dropped: bool,
 }
 
 /// What this machine enforces.
@@ -416,6 +426,9 @@ pub fn status() -> Status {
         tcp: s.tcp(),
         scoping: s.scoping(),
         modes,
+        namespaces: namespaces_available(),
+        seccomp: seccomp_available(),
+        capabilities_dropped: true,
     }
 }
 
