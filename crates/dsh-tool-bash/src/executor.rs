@@ -937,18 +937,17 @@ impl Inner {
         } = stdio;
         let spawn_error = |e| ExecError::io(ErrorKind::Spawn, "could not start bash", e);
         // Built before the fork: the child only applies it.
-        let (mode, ruleset) = match self.sandbox_ruleset(confine)? {
-            Some((mode, fd)) => (Some(mode), Some(fd)),
+        let (mode, confinement) = match self.confinement(confine)? {
+            Some((mode, plan)) => (Some(mode), Some(plan)),
             None => (None, None),
         };
-        let landlock = ruleset.as_ref().map(|fd| fd.as_raw_fd());
         let confined = mode.is_some();
         let mut prepared = self.backend.prepare(call, &self.tag);
         if self.backend.clone3_allowed() {
             if let Some(dir) = prepared.cgroup_dir() {
                 let mut plan =
                     self.plan(command, cwd, terminal, out_writer, err_writer, confined)?;
-                plan.landlock = landlock;
+                plan.confinement = confinement.clone();
                 match sys::spawn_into_cgroup(&plan, dir) {
                     Ok((pid, pidfd)) => {
                         let child = RawChild::new(pid, pidfd).map_err(spawn_error)?;
@@ -996,7 +995,7 @@ impl Inner {
                 command,
                 cwd,
                 &prepared,
-                landlock,
+                confinement.clone(),
                 terminal.is_some(),
                 confined,
             );
@@ -1104,7 +1103,7 @@ impl Inner {
                 stdout.as_raw_fd(),
                 stderr.as_raw_fd(),
             ],
-            landlock: None,
+            confinement: None,
             controlling_tty: terminal.is_some(),
         })
     }
@@ -1114,7 +1113,7 @@ impl Inner {
         command: &str,
         cwd: &Path,
         prepared: &Prepared,
-        landlock: Option<std::os::fd::RawFd>,
+        confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
         terminal: bool,
         confined: bool,
     ) -> Command {
@@ -1131,7 +1130,7 @@ impl Inner {
         if let Some((name, value)) = prepared.marker() {
             cmd.env(name, value);
         }
-        sys::configure_child(&mut cmd, prepared.cgroup_procs_fd(), landlock, terminal);
+        sys::configure_child(&mut cmd, prepared.cgroup_procs_fd(), confinement, terminal);
         cmd
     }
 
@@ -1164,12 +1163,12 @@ impl Inner {
         self.spill_dir.join("tmp")
     }
 
-    /// The sandbox a command runs under and its Landlock ruleset, when it
-    /// is confined.
-    fn sandbox_ruleset(
+    /// The sandbox a command runs under and what its child does to enter
+    /// it, when it is confined.
+    fn confinement(
         &self,
         confine: Confine,
-    ) -> Result<Option<(dsh_sandbox::SandboxMode, OwnedFd)>, ExecError> {
+    ) -> Result<Option<(dsh_sandbox::SandboxMode, Arc<dsh_sandbox::ChildPlan>)>, ExecError> {
         let configured = match confine {
             Confine::Unconfined => return Ok(None),
             Confine::ReadOnly if self.config.confine_read_only => {
@@ -1180,8 +1179,8 @@ impl Inner {
                 };
                 // Where the kernel cannot hold it, nothing changes: the
                 // configured sandbox applies (`dsh sandbox status` says so).
-                if let Ok(Some(fd)) = self.ruleset_for(&read_only) {
-                    return Ok(Some((dsh_sandbox::SandboxMode::ReadOnly, fd)));
+                if let Ok(Some(plan)) = self.plan_for(&read_only) {
+                    return Ok(Some((dsh_sandbox::SandboxMode::ReadOnly, plan)));
                 }
                 &self.config.sandbox
             }
@@ -1190,14 +1189,16 @@ impl Inner {
         let Some(policy) = configured else {
             return Ok(None);
         };
-        Ok(self.ruleset_for(policy)?.map(|fd| (policy.mode, fd)))
+        Ok(self.plan_for(policy)?.map(|plan| (policy.mode, plan)))
     }
 
-    /// The Landlock ruleset of `policy` for this executor's directories.
-    fn ruleset_for(
+    /// What a child does to enter `policy`'s sandbox in this executor's
+    /// directories: the Landlock ruleset, the system-call filter, no
+    /// capabilities, no inherited descriptors.
+    fn plan_for(
         &self,
         policy: &dsh_sandbox::SandboxPolicy,
-    ) -> Result<Option<OwnedFd>, ExecError> {
+    ) -> Result<Option<Arc<dsh_sandbox::ChildPlan>>, ExecError> {
         // The configured directories only: a call's own `workdir` is where
         // it runs, never a grant (a model could name any directory).
         let mut dirs = vec![self.config.cwd.clone()];
@@ -1207,15 +1208,22 @@ impl Inner {
             return Ok(None);
         };
         let _ = fs::create_dir_all(&temp);
-        confinement
+        let unavailable = |e: String| {
+            ExecError::new(
+                ErrorKind::SandboxUnavailable,
+                format!("sandbox unavailable: {e}; nothing ran"),
+            )
+        };
+        let ruleset = confinement
             .ruleset(dsh_sandbox::support())
-            .map(Some)
-            .map_err(|e| {
-                ExecError::new(
-                    ErrorKind::SandboxUnavailable,
-                    format!("sandbox unavailable: {e}; nothing ran"),
-                )
-            })
+            .map_err(|e| unavailable(e.to_string()))?;
+        let plan = dsh_sandbox::ChildPlan::prepare(dsh_sandbox::ChildConfig {
+            ruleset: Some(Arc::new(ruleset)),
+            network: policy.network,
+            ..dsh_sandbox::ChildConfig::default()
+        })
+        .map_err(|e| unavailable(e.to_string()))?;
+        Ok(Some(Arc::new(plan)))
     }
 }
 

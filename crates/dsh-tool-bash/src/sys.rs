@@ -6,6 +6,7 @@
 use std::ffi::{c_char, CString};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::Arc;
 
 /// `SIGTERM`: asks a process to stop.
 pub(crate) const SIGTERM: i32 = libc::SIGTERM;
@@ -27,7 +28,7 @@ pub(crate) const SIGSTOP: i32 = libc::SIGSTOP;
 pub(crate) fn configure_child(
     cmd: &mut tokio::process::Command,
     cgroup_procs: Option<RawFd>,
-    landlock: Option<RawFd>,
+    confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
     controlling_tty: bool,
 ) {
     // Read in the parent: the child compares it with `getppid()`.
@@ -70,13 +71,15 @@ pub(crate) fn configure_child(
             // The parent died before the death signal was armed.
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
-        if let Some(fd) = landlock {
-            dsh_sandbox::restrict_self(fd)?;
+        match &confinement {
+            Some(plan) => plan.apply()?,
+            None => close_inherited(),
         }
         Ok(())
     };
     // SAFETY: the closure only makes async-signal-safe system calls (write,
-    // setsid, ioctl, prctl, getppid, landlock_restrict_self), allocates nothing and takes no locks, which is
+    // setsid, ioctl, prctl, getppid, close_range, and those of
+    // `ChildPlan::apply`), allocates nothing and takes no locks, which is
     // what `pre_exec` requires of code run in a forked copy of a
     // multi-threaded process. Errors are reported through `io::Error` values
     // built from errno, which do not allocate either.
@@ -148,8 +151,8 @@ pub(crate) struct ExecPlan {
     pub(crate) cwd: CString,
     /// The child's stdin, stdout and stderr (they may be the same descriptor).
     pub(crate) stdio: [RawFd; 3],
-    /// A Landlock ruleset the child confines itself with before `exec`.
-    pub(crate) landlock: Option<RawFd>,
+    /// The confinement the child applies before `exec`.
+    pub(crate) confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
     /// Stdin is a terminal that becomes the child's controlling terminal.
     pub(crate) controlling_tty: bool,
 }
@@ -324,15 +327,39 @@ unsafe fn exec_child(
         if libc::getppid() != parent {
             fail(libc::ESRCH);
         }
-        if let Some(fd) = plan.landlock {
-            if dsh_sandbox::restrict_self(fd).is_err() {
-                fail(errno());
+        match &plan.confinement {
+            Some(confinement) => {
+                if confinement.apply().is_err() {
+                    fail(errno());
+                }
             }
+            None => close_inherited(),
         }
         libc::execve(plan.program.as_ptr(), argv, envp);
         fail(errno())
     }
 }
+
+/// Marks every descriptor above 2 close-on-exec, so a command gets none of
+/// what this process inherited or opened (a confined command's plan does the
+/// same). Best effort: a kernel without `close_range` (before 5.11) keeps
+/// today's behaviour.
+fn close_inherited() {
+    // SAFETY: `close_range` takes integer arguments only; the flag only
+    // marks descriptors, so the error pipe and the stdio set up above stay
+    // usable until `exec`.
+    unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3 as libc::c_uint,
+            !0 as libc::c_uint,
+            CLOSE_RANGE_CLOEXEC,
+        );
+    }
+}
+
+/// `close_range` flag: mark close-on-exec instead of closing.
+const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
 
 /// A pipe whose two ends close on exec.
 fn cloexec_pipe() -> io::Result<(OwnedFd, OwnedFd)> {

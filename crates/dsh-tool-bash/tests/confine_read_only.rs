@@ -68,7 +68,12 @@ async fn nothing_is_written_outside_the_temp_directory() {
         let out = run(&ex, line, Confine::ReadOnly).await;
         assert_eq!(out.sandbox, Some(dsh_sandbox::SandboxMode::ReadOnly));
         let text = out.model_text();
-        for mark in ["made-by-touch", "made-by-arith", "made-by-python", "made-dir"] {
+        for mark in [
+            "made-by-touch",
+            "made-by-arith",
+            "made-by-python",
+            "made-dir",
+        ] {
             assert!(!dir.proj().join(mark).exists(), "{line}: {text}");
         }
         assert!(

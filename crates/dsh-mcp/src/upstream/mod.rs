@@ -842,7 +842,15 @@ impl Upstream {
         let ruleset = confinement
             .ruleset(dsh_sandbox::support())
             .map_err(|e| format!("sandbox unavailable: {e}; the server was not started"))?;
-        dsh_sandbox::confine_command(cmd, ruleset);
+        // The same hardening as a confined command: no capabilities, no
+        // inherited descriptors, the system-call filter.
+        let plan = dsh_sandbox::ChildPlan::prepare(dsh_sandbox::ChildConfig {
+            ruleset: Some(std::sync::Arc::new(ruleset)),
+            network: policy.network,
+            ..dsh_sandbox::ChildConfig::default()
+        })
+        .map_err(|e| format!("sandbox unavailable: {e}; the server was not started"))?;
+        plan.attach(cmd);
         Ok(Some(tmp))
     }
 
