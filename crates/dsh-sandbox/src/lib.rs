@@ -14,7 +14,7 @@
 //! let plan = confine(&policy, &[Path::new("/work/proj").into()], Path::new("/tmp/dsh-tmp")).unwrap();
 //! assert!(plan.block_network);
 //! assert_eq!(plan.writable[0].path, Path::new("/work/proj"));
-//! assert_eq!(plan.writable[0].read_only_names, [".git", ".claude"]);
+//! assert_eq!(plan.writable[0].read_only_names, [".git", ".claude", ".vscode", ".idea"]);
 //! assert_eq!(plan.required_abi().0, 6); // TCP (4) and scoping (6)
 //! ```
 //!
@@ -64,7 +64,7 @@ use landlock::{
 use serde::{Deserialize, Serialize};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// How much a command is confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -113,7 +113,50 @@ impl Default for SandboxPolicy {
 
 /// Names inside a working directory that stay read-only: what is in them
 /// configures what runs (git hooks, `core.fsmonitor`, agent settings).
-pub const PROTECTED_NAMES: &[&str] = &[".git", ".claude"];
+/// `.git` may be a directory or a pointer file (`gitdir: …`) that sends git
+/// elsewhere; `.vscode` and `.idea` hold tasks an editor runs.
+pub const PROTECTED_NAMES: &[&str] = &[".git", ".claude", ".vscode", ".idea"];
+
+/// At most this many directory entries are looked at, in all, by the walk
+/// that finds denied files and protected names below the working
+/// directories (see [`Confinement::walk_bound`]). About a tenth of a second
+/// of `readdir` on a warm cache; a tree larger than this is rarely a
+/// project (it is a home directory, or `/`).
+pub const WALK_BOUND: usize = 200_000;
+
+/// Paths commands must not read, held by Landlock: what the permission
+/// rules' `Read(…)` deny rules name, turned into paths (`dsh-policy`'s
+/// `PermissionPolicy::read_denial_paths`).
+#[derive(Clone)]
+pub struct ReadDenials {
+    /// Absolute paths named exactly (no wildcard in the rule).
+    pub literal: Vec<PathBuf>,
+    /// Directories to walk for entries `matcher` denies.
+    pub search: Vec<PathBuf>,
+    /// Whether an absolute, normalised path is denied.
+    pub matcher: Arc<dyn Fn(&Path) -> bool + Send + Sync>,
+    /// What the matcher stands for: two denials with the same key (and
+    /// paths) deny the same, so a cached layout may be reused.
+    pub key: String,
+}
+
+impl std::fmt::Debug for ReadDenials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadDenials")
+            .field("literal", &self.literal)
+            .field("search", &self.search)
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for ReadDenials {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && self.literal == other.literal && self.search == other.search
+    }
+}
+
+impl Eq for ReadDenials {}
 
 /// A directory commands may write under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,6 +178,14 @@ pub struct Confinement {
     pub temp_dir: PathBuf,
     /// The mode it came from.
     pub mode: SandboxMode,
+    /// Paths that must not be read ([`confine`] leaves it empty).
+    pub read_denials: Option<ReadDenials>,
+    /// The child makes a private mount namespace and binds protected
+    /// entries read-only there ([`WriteMechanism::Namespace`]); set it from
+    /// whether this machine can ([`confine`] leaves it false).
+    pub namespaces: bool,
+    /// How many directory entries the walk may look at ([`WALK_BOUND`]).
+    pub walk_bound: usize,
 }
 
 /// Devices any command may write.
@@ -184,6 +235,9 @@ pub fn confine(
         block_network: !policy.network,
         temp_dir: temp_dir.to_owned(),
         mode: policy.mode,
+        read_denials: None,
+        namespaces: false,
+        walk_bound: WALK_BOUND,
     })
 }
 
@@ -282,14 +336,42 @@ impl Confinement {
         }
     }
 
-    /// The Landlock ruleset, ready for the child to apply. Reads the
-    /// working directories (to keep `.git` read-only) and opens every
-    /// path it names.
+    /// The Landlock ruleset, ready for the child to apply: the ruleset of
+    /// [`Confinement::layout`], built afresh (a caller that spawns often
+    /// keeps a [`LayoutCache`] instead).
     ///
     /// # Errors
-    /// The kernel's ABI is older than [`Confinement::required_abi`], or a
-    /// rule cannot be built.
+    /// The kernel's ABI is older than [`Confinement::required_abi`], a rule
+    /// cannot be built, or the walk for read denials met more entries than
+    /// its bound (then the message says so).
     pub fn ruleset(&self, support: Support) -> Result<OwnedFd, SandboxUnavailable> {
+        let layout = self.layout(support).map_err(|e| match e {
+            ConfineError::Unavailable(u) => u,
+            other => SandboxUnavailable(other.to_string()),
+        })?;
+        match Arc::try_unwrap(layout.ruleset) {
+            Ok(fd) => Ok(fd),
+            Err(shared) => shared
+                .try_clone()
+                .map_err(|e| SandboxUnavailable(format!("cannot duplicate the ruleset: {e}"))),
+        }
+    }
+
+    /// The layout of the confinement, built afresh: walks the working and
+    /// search directories, reads the directories a split needs, and builds
+    /// the Landlock ruleset.
+    ///
+    /// # Errors
+    /// [`ConfineError::Unavailable`]: the kernel's ABI is older than
+    /// [`Confinement::required_abi`] or a rule cannot be built;
+    /// [`ConfineError::WalkBound`]: the walk for read denials met more than
+    /// [`Confinement::walk_bound`] entries, so the denials could not be
+    /// held (the call should ask rather than run).
+    pub fn layout(&self, support: Support) -> Result<Layout, ConfineError> {
+        ruleset::build(self, support).map(|(layout, _)| layout)
+    }
+
+    pub(crate) fn check_abi(&self, support: Support) -> Result<ABI, SandboxUnavailable> {
         let (needed, what) = self.required_abi();
         if support.abi < needed {
             return Err(SandboxUnavailable(format!(
@@ -299,10 +381,17 @@ impl Confinement {
                 if support.abi == 0 { " (none)" } else { "" }
             )));
         }
-        let abi = abi_of(support.abi);
-        let fail = |e: landlock::RulesetError| {
-            SandboxUnavailable(format!("cannot build the Landlock ruleset: {e}"))
-        };
+        Ok(abi_of(support.abi))
+    }
+
+    /// The Landlock ruleset before its file rules: handled rights, network
+    /// and scopes.
+    pub(crate) fn base_ruleset(
+        &self,
+        support: Support,
+    ) -> Result<(ABI, landlock::RulesetCreated), SandboxUnavailable> {
+        let abi = self.check_abi(support)?;
+        let fail = landlock_failure;
         let mut ruleset = Ruleset::default()
             .set_compatibility(CompatLevel::HardRequirement)
             .handle_access(AccessFs::from_all(abi))
@@ -316,45 +405,64 @@ impl Confinement {
         } else if support.scoping() {
             ruleset = ruleset.scope(Scope::Signal).map_err(fail)?;
         }
-        let all = AccessFs::from_all(abi);
-        let mut created = ruleset
+        let created = ruleset
             .create()
             .map_err(fail)?
-            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
-            .map_err(fail)?
-            .add_rules(path_beneath_rules(WRITABLE_DEVICES, all))
+            .add_rules(path_beneath_rules(
+                WRITABLE_DEVICES,
+                AccessFs::from_all(abi),
+            ))
             .map_err(fail)?;
-        for root in &self.writable {
-            if root.read_only_names.is_empty() {
-                created = created
-                    .add_rules(path_beneath_rules([&root.path], all))
-                    .map_err(fail)?;
-                continue;
-            }
-            // Every entry but the protected ones: writable beneath. The
-            // directory itself gets no write right, so `.git` or `.claude`
-            // cannot be created (or replaced) there either; symbolic links
-            // are left out, as a rule would hold for what they point to.
-            let entries: Vec<PathBuf> = std::fs::read_dir(&root.path)
-                .map(|rd| {
-                    rd.filter_map(Result::ok)
-                        .filter(|e| {
-                            !root
-                                .read_only_names
-                                .iter()
-                                .any(|n| e.file_name() == n.as_str())
-                        })
-                        .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
-                        .map(|e| e.path())
-                        .collect()
-                })
-                .unwrap_or_default();
-            created = created
-                .add_rules(path_beneath_rules(entries, all))
-                .map_err(fail)?;
+        Ok((abi, created))
+    }
+}
+
+pub(crate) fn landlock_failure(e: landlock::RulesetError) -> SandboxUnavailable {
+    SandboxUnavailable(format!("cannot build the Landlock ruleset: {e}"))
+}
+
+mod layout;
+mod ruleset;
+mod walk;
+
+pub use ruleset::{Layout, LayoutCache, WriteMechanism};
+
+/// Why a confinement's layout could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfineError {
+    /// The kernel cannot enforce it, or a rule could not be built.
+    Unavailable(SandboxUnavailable),
+    /// The walk for read denials met more than its bound of entries under
+    /// `dir`: the denials cannot be held, so the command must not run
+    /// confined as if they were (ask instead).
+    WalkBound {
+        /// The search directory still unwalked.
+        dir: PathBuf,
+        /// Entries looked at when the walk stopped.
+        entries: usize,
+    },
+}
+
+impl std::fmt::Display for ConfineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfineError::Unavailable(u) => u.fmt(f),
+            ConfineError::WalkBound { dir, entries } => write!(
+                f,
+                "the files Read deny rules name under {} cannot be held by the sandbox: \
+                 the walk stopped after {entries} entries",
+                dir.display()
+            ),
         }
-        Option::<OwnedFd>::from(created)
-            .ok_or_else(|| SandboxUnavailable("Landlock is not enforced by this kernel".into()))
+    }
+}
+
+impl std::error::Error for ConfineError {}
+
+impl From<SandboxUnavailable> for ConfineError {
+    fn from(u: SandboxUnavailable) -> Self {
+        ConfineError::Unavailable(u)
     }
 }
 
@@ -469,8 +577,14 @@ mod tests {
             ]
         );
         // .git listed as a writable root is writable; .claude still is not.
-        assert_eq!(plan.writable[0].read_only_names, [".claude"]);
-        assert_eq!(plan.writable[1].read_only_names, [".git", ".claude"]);
+        assert_eq!(
+            plan.writable[0].read_only_names,
+            [".claude", ".vscode", ".idea"]
+        );
+        assert_eq!(
+            plan.writable[1].read_only_names,
+            [".git", ".claude", ".vscode", ".idea"]
+        );
         assert!(plan.block_network);
     }
 
