@@ -240,9 +240,9 @@ mod tests {
         let mut stamps = Stamps::default();
         let found = walk(
             &WalkPlan {
-                search: &[d.clone()],
+                search: std::slice::from_ref(&d),
                 matcher: Some(m),
-                protect: &[d.clone()],
+                protect: std::slice::from_ref(&d),
                 bound: 1000,
             },
             &mut stamps,
@@ -271,7 +271,7 @@ mod tests {
         let m: &(dyn Fn(&Path) -> bool + Send + Sync) = &env_matcher;
         let err = walk(
             &WalkPlan {
-                search: &[d.clone()],
+                search: std::slice::from_ref(&d),
                 matcher: Some(m),
                 protect: &[],
                 bound: 10,
@@ -285,7 +285,7 @@ mod tests {
             &WalkPlan {
                 search: &[],
                 matcher: None,
-                protect: &[d.clone()],
+                protect: std::slice::from_ref(&d),
                 bound: 10,
             },
             &mut Stamps::default(),
