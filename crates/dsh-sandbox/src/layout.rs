@@ -20,8 +20,9 @@
 //!   denied directory can be listed (its files cannot be read).
 
 use landlock::{AccessFs, BitFlags};
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::path::{Component, Path, PathBuf};
 
 /// A set of Landlock file access rights.
 pub(crate) type Rights = BitFlags<AccessFs>;
@@ -150,13 +151,21 @@ fn split(
     let Ok(entries) = reader.entries(path) else {
         return;
     };
+    // The exclusions by the entry they lie under: one look-up per entry.
+    let mut by_entry: HashMap<&OsStr, Vec<&Exclusion>> = HashMap::new();
+    for e in &below {
+        if let Some(Component::Normal(first)) = e
+            .path
+            .strip_prefix(path)
+            .ok()
+            .and_then(|rest| rest.components().next())
+        {
+            by_entry.entry(first).or_default().push(e);
+        }
+    }
     for entry in entries {
         let child = path.join(&entry.name);
-        let on_way: Vec<&Exclusion> = below
-            .iter()
-            .copied()
-            .filter(|e| e.path.starts_with(&child))
-            .collect();
+        let on_way = by_entry.remove(entry.name.as_os_str()).unwrap_or_default();
         if !on_way.is_empty() {
             if entry.is_symlink {
                 // An excluded link: no rule (its target is excluded on its own
