@@ -18,19 +18,79 @@
 //! assert_eq!(plan.required_abi().0, 6); // TCP (4) and scoping (6)
 //! ```
 //!
+//! A caller that spawns often keeps a [`LayoutCache`]: it builds the
+//! [`Layout`] (the ruleset, shared by every child, and the entries to bind
+//! read-only) once, and again only when a directory it was built from has
+//! changed.
+//!
 //! ## Modes
 //!
-//! * `read-only`: reads anywhere, writes nowhere but the private temp
-//!   directory (and `/dev/null` and the like).
+//! * `read-only`: reads anywhere but what read denials name; writes
+//!   nowhere but the private temp directory (and `/dev/null` and the like).
 //! * `workspace-write`: also writes under the working directories and the
-//!   `writableRoots`; `.git` and `.claude` directly inside a working
-//!   directory stay read-only unless listed as writable roots themselves.
+//!   `writableRoots`; the [`PROTECTED_NAMES`] (`.git`, `.claude`,
+//!   `.vscode`, `.idea`) stay read-only at any depth of a working
+//!   directory, unless under a directory listed as a writable root (a
+//!   working directory's own `.git` listed as one is writable).
 //! * `danger-full-access`: no confinement.
+//!
+//! No mode grants creating device nodes, anywhere.
 //!
 //! `network: false` (the default of the confined modes) blocks TCP `connect`
 //! and `bind` (Landlock ABI 4) and scopes away abstract UNIX sockets and
 //! signals to processes outside the sandbox (ABI 6). With the network on,
 //! signals are still scoped where the kernel can.
+//!
+//! ## Two write layouts
+//!
+//! Landlock only grants, and a grant on a directory holds for all beneath
+//! it. A protected entry is kept one of two ways ([`WriteMechanism`]),
+//! chosen by [`Confinement::namespaces`]:
+//!
+//! * **Namespace**: the child makes a private mount namespace and binds
+//!   each existing protected entry, at any depth, read-only onto itself
+//!   ([`Layout::read_only_binds`]). Landlock then lets every entry of a
+//!   working directory be written, and the working directory itself gets
+//!   every write right but making directories, symbolic links and devices:
+//!   `echo x > notes.md` works at the root, `mkdir .claude` does not. A
+//!   working directory without a `.git` gets no file creation at its root
+//!   either (a `.git` pointer file made there would send git elsewhere).
+//! * **Entry by entry** (no namespaces): every directory holding a
+//!   protected entry, and every working directory's root, is split: each
+//!   other entry is writable beneath, protected entries and symbolic links
+//!   (whose rule would hold for their target) get nothing, and the split
+//!   directory itself gets no write right — nothing can be created
+//!   directly in it (new files go in subdirectories, or the call asks for
+//!   escalation; the result says so).
+//!
+//! Protected names are found by a walk of the working directories bounded
+//! by [`Confinement::walk_bound`] ([`WALK_BOUND`], 200 000 entries); past
+//! it, what was found and the names directly in each working directory are
+//! kept, and [`Layout::complete`] is false. A directory of
+//! `writableRoots` is writable whole.
+//!
+//! ## Read denials
+//!
+//! [`Confinement::read_denials`] names files no command may read (the
+//! permission rules' `Read(…)` deny rules): literal paths, and directories
+//! walked (within the same bound, not into `.git` nor denied directories,
+//! not following links) for entries a matcher denies. A denied entry gets
+//! neither `ReadFile`, `ReadDir` nor `Execute`: reads are granted around
+//! it, each directory on the way from `/` getting only `ReadDir` and each
+//! other entry (links left out) every read right. Reading through a link,
+//! copying, or linking the file into the temp directory fails (a hard link
+//! may not gain rights the file lacks). If the walk passes its bound, no
+//! layout is built ([`ConfineError::WalkBound`]): the call must ask rather
+//! than run with the denial not held.
+//!
+//! Caveats: a file created during a call directly in a directory on the
+//! way to a denied entry cannot be read in that call (no rule covers it;
+//! the next layout does). The names inside a denied directory can be
+//! listed (its ancestors' `ReadDir` holds beneath them), though nothing
+//! in it can be read. A bare-name rule (`.env`) is held only in the
+//! directories searched (the working directories); a denial follows names,
+//! not contents: a command allowed to write may rename a denied file to a
+//! name no rule denies, readable by the next call.
 //!
 //! ## What is not blocked
 //!
@@ -39,16 +99,8 @@
 //! command's own pipes), named UNIX sockets reached through a path the
 //! rules allow (the session bus, an ssh agent, `docker.sock`: each can run
 //! commands outside the sandbox), changes of metadata (mode, times,
-//! extended attributes) of files outside the roots, and reads anywhere.
-//!
-//! Landlock only grants, and a grant on a directory holds for all beneath
-//! it, so a working directory is made writable entry by entry, `.git` and
-//! `.claude` (and symbolic links, whose rule would hold for their target)
-//! left out, and the directory itself gets no write right: a command can
-//! neither change those two nor create them, or anything else, directly in
-//! the working directory's root — new files go in its subdirectories, or
-//! the call asks for escalation (the result says so). A directory of
-//! `writableRoots` is writable whole.
+//! extended attributes) of files outside the roots, and reads of anything
+//! read denials do not name.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
