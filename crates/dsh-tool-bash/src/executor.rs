@@ -496,6 +496,8 @@ pub(crate) struct Inner {
     next_call: AtomicU64,
     /// Background tasks and interactive sessions.
     tasks: Mutex<Tasks>,
+    /// Sandbox layouts, rebuilt only when a directory they read changed.
+    layouts: dsh_sandbox::LayoutCache,
 }
 
 /// Where a child's stdout and stderr go.
@@ -574,6 +576,7 @@ impl Executor {
                 bash: Mutex::new(None),
                 next_call: AtomicU64::new(1),
                 tasks: Mutex::new(Tasks::default()),
+                layouts: dsh_sandbox::LayoutCache::default(),
             }),
         })
     }
@@ -1144,15 +1147,21 @@ impl Inner {
             return Ok(None);
         };
         let _ = fs::create_dir_all(&temp);
-        confinement
-            .ruleset(dsh_sandbox::support())
+        let unavailable = |e: String| {
+            ExecError::new(
+                ErrorKind::SandboxUnavailable,
+                format!("sandbox unavailable: {e}; nothing ran"),
+            )
+        };
+        let layout = self
+            .layouts
+            .layout(&confinement, dsh_sandbox::support())
+            .map_err(|e| unavailable(e.to_string()))?;
+        layout
+            .ruleset
+            .try_clone()
             .map(Some)
-            .map_err(|e| {
-                ExecError::new(
-                    ErrorKind::SandboxUnavailable,
-                    format!("sandbox unavailable: {e}; nothing ran"),
-                )
-            })
+            .map_err(|e| unavailable(e.to_string()))
     }
 }
 
