@@ -87,11 +87,15 @@ pub(crate) fn build(c: &Confinement, support: Support) -> Result<(Layout, Stamps
         .map(|w| on_disk(&w.path))
         .collect();
 
-    let mut search: Vec<PathBuf> = c
-        .read_denials
-        .iter()
-        .flat_map(|d| d.search.iter().map(|s| on_disk(s)))
-        .collect();
+    let mut search = Vec::new();
+    let mut aliases = Vec::new();
+    for given in c.read_denials.iter().flat_map(|d| &d.search) {
+        let disk = on_disk(given);
+        if &disk != given {
+            aliases.push((given.clone(), disk.clone()));
+        }
+        search.push(disk);
+    }
     search.sort();
     search.dedup();
     let protect: Vec<PathBuf> = working.iter().map(|(w, _)| w.clone()).collect();
@@ -100,6 +104,7 @@ pub(crate) fn build(c: &Confinement, support: Support) -> Result<(Layout, Stamps
         &WalkPlan {
             search: &search,
             matcher,
+            aliases: &aliases,
             protect: &protect,
             bound: c.walk_bound,
         },

@@ -95,6 +95,9 @@ pub(crate) struct WalkPlan<'a> {
     pub search: &'a [PathBuf],
     /// Whether an absolute, normalised path is denied.
     pub matcher: Option<&'a (dyn Fn(&Path) -> bool + Send + Sync)>,
+    /// Directories as the denials name them, and where they are on disk,
+    /// when the two differ: the matcher is asked about both spellings.
+    pub aliases: &'a [(PathBuf, PathBuf)],
     /// Working directories to search for protected names (absolute, on disk).
     pub protect: &'a [PathBuf],
     /// At most this many entries are looked at, in all.
@@ -130,7 +133,14 @@ pub(crate) fn walk(plan: &WalkPlan<'_>, stamps: &mut Stamps) -> Result<Found, Ov
         complete: true,
         ..Found::default()
     };
-    let denies = |p: &Path| plan.matcher.is_some_and(|m| m(p));
+    let denies = |p: &Path| {
+        plan.matcher.is_some_and(|m| {
+            m(p) || plan
+                .aliases
+                .iter()
+                .any(|(given, disk)| p.strip_prefix(disk).is_ok_and(|rest| m(&given.join(rest))))
+        })
+    };
     let search_root = |p: &Path| plan.search.iter().find(|s| p.starts_with(s)).cloned();
     let protects = |p: &Path| plan.protect.iter().any(|w| p.starts_with(w));
     let mut deny_queue = VecDeque::new();
@@ -242,6 +252,7 @@ mod tests {
             &WalkPlan {
                 search: std::slice::from_ref(&d),
                 matcher: Some(m),
+                aliases: &[],
                 protect: std::slice::from_ref(&d),
                 bound: 1000,
             },
@@ -273,6 +284,7 @@ mod tests {
             &WalkPlan {
                 search: std::slice::from_ref(&d),
                 matcher: Some(m),
+                aliases: &[],
                 protect: &[],
                 bound: 10,
             },
@@ -285,6 +297,7 @@ mod tests {
             &WalkPlan {
                 search: &[],
                 matcher: None,
+                aliases: &[],
                 protect: std::slice::from_ref(&d),
                 bound: 10,
             },

@@ -371,3 +371,29 @@ fn read_denials_hold_in_workspace_write_too() {
     }
     cleanup(&p);
 }
+
+#[test]
+fn a_search_directory_named_through_a_link_is_matched_as_named() {
+    let (p, t) = dirs("alias");
+    fs::create_dir_all(p.join("keys")).unwrap();
+    fs::write(p.join("keys/a.pem"), "K").unwrap();
+    fs::write(p.join("keys/readme"), "r").unwrap();
+    let link = p.parent().unwrap().join("link");
+    std::os::unix::fs::symlink(&p, &link).unwrap();
+    let named = link.join("keys");
+    let matcher_root = named.clone();
+    let mut c = confinement(SandboxMode::ReadOnly, &p, &t);
+    // As `Read(//…/link/keys/*.pem)` matches: only the spelling it names.
+    c.read_denials = Some(ReadDenials {
+        literal: vec![],
+        search: vec![named],
+        matcher: Arc::new(move |q: &Path| {
+            q.parent() == Some(matcher_root.as_path()) && q.extension().is_some_and(|e| e == "pem")
+        }),
+        key: "pem via link".into(),
+    });
+    let layout = c.layout(support()).unwrap();
+    refused(&layout.ruleset, &p, &t, "cat keys/a.pem");
+    assert_eq!(ok(&layout.ruleset, &p, &t, "cat keys/readme"), "r");
+    cleanup(&p);
+}
