@@ -171,9 +171,9 @@ pub const PROTECTED_NAMES: &[&str] = &[".git", ".claude", ".vscode", ".idea"];
 
 /// At most this many directory entries are looked at, in all, by the walk
 /// that finds denied files and protected names below the working
-/// directories (see [`Confinement::walk_bound`]). About a tenth of a second
-/// of `readdir` on a warm cache; a tree larger than this is rarely a
-/// project (it is a home directory, or `/`).
+/// directories (see [`Confinement::walk_bound`]): a tree larger than this
+/// is rarely one project (it is a home directory, or `/`), and the walk
+/// runs again whenever a directory it read has changed.
 pub const WALK_BOUND: usize = 200_000;
 
 /// Paths commands must not read, held by Landlock: what the permission
@@ -638,6 +638,14 @@ mod tests {
             [".git", ".claude", ".vscode", ".idea"]
         );
         assert!(plan.block_network);
+    }
+
+    #[test]
+    fn layouts_are_shared_across_threads() {
+        fn check<T: Send + Sync>() {}
+        check::<LayoutCache>();
+        check::<Layout>();
+        check::<Confinement>();
     }
 
     #[test]
