@@ -14,8 +14,17 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A fresh directory: (project, private temp dir).
-fn dirs(tag: &str) -> (PathBuf, PathBuf) {
+/// Removes a test's directories, whether it passed or not.
+struct Cleanup(PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh directory: (project, private temp dir, what removes both).
+fn dirs(tag: &str) -> (PathBuf, PathBuf, Cleanup) {
     let base = std::env::temp_dir().join(format!(
         "dsh-denials-{tag}-{}-{}",
         std::process::id(),
@@ -31,13 +40,8 @@ fn dirs(tag: &str) -> (PathBuf, PathBuf) {
     (
         fs::canonicalize(proj).unwrap(),
         fs::canonicalize(tmp).unwrap(),
+        Cleanup(base),
     )
-}
-
-fn cleanup(proj: &Path) {
-    if let Some(base) = proj.parent() {
-        let _ = fs::remove_dir_all(base);
-    }
 }
 
 /// `.env` at any depth and any directory named `secrets`, as `Read(.env)`
@@ -105,7 +109,7 @@ fn refused(r: &OwnedFd, p: &Path, t: &Path, s: &str) {
 
 #[test]
 fn denied_files_are_unreadable_by_any_means_and_siblings_are_not() {
-    let (p, t) = dirs("env");
+    let (p, t, _clean_p) = dirs("env");
     fs::write(p.join(".env"), "TOKEN=root-secret").unwrap();
     fs::write(p.join("README"), "hello").unwrap();
     fs::create_dir_all(p.join("sub/deep")).unwrap();
@@ -147,12 +151,11 @@ fn denied_files_are_unreadable_by_any_means_and_siblings_are_not() {
     assert_eq!(ok(r, &p, &t, "echo x > \"$T/f\" && cat \"$T/f\""), "x\n");
     // No writes in read-only mode.
     refused(r, &p, &t, "echo x > README");
-    cleanup(&p);
 }
 
 #[test]
 fn literal_denials_and_their_links_are_held() {
-    let (p, t) = dirs("literal");
+    let (p, t, _clean_p) = dirs("literal");
     fs::create_dir_all(p.join("conf")).unwrap();
     fs::write(p.join("conf/db.key"), "KEY").unwrap();
     fs::write(p.join("conf/db.toml"), "ok").unwrap();
@@ -167,12 +170,11 @@ fn literal_denials_and_their_links_are_held() {
     let r = &*layout.ruleset;
     refused(r, &p, &t, "cat conf/db.key");
     assert_eq!(ok(r, &p, &t, "cat conf/db.toml"), "ok");
-    cleanup(&p);
 }
 
 #[test]
 fn the_cache_reuses_a_ruleset_until_a_new_denied_file_appears() {
-    let (p, t) = dirs("cache");
+    let (p, t, _clean_p) = dirs("cache");
     fs::create_dir_all(p.join("sub")).unwrap();
     fs::write(p.join("sub/a"), "a").unwrap();
     let mut c = confinement(SandboxMode::ReadOnly, &p, &t);
@@ -205,12 +207,11 @@ fn the_cache_reuses_a_ruleset_until_a_new_denied_file_appears() {
     // Just rebuilt from a racy directory: not trusted on the next use.
     let again = cache.layout(&c, support()).unwrap();
     assert!(!Arc::ptr_eq(&fresh.ruleset, &again.ruleset));
-    cleanup(&p);
 }
 
 #[test]
 fn the_walk_bound_fails_denials_and_cuts_only_protection() {
-    let (p, t) = dirs("bound");
+    let (p, t, _clean_p) = dirs("bound");
     for i in 0..30 {
         fs::create_dir_all(p.join(format!("d{i}"))).unwrap();
         fs::write(p.join(format!("d{i}/f")), "").unwrap();
@@ -234,12 +235,11 @@ fn the_walk_bound_fails_denials_and_cuts_only_protection() {
     refused(&layout.ruleset, &p, &t, "mkdir .git");
     c.walk_bound = dsh_sandbox::WALK_BOUND;
     assert!(c.layout(support()).unwrap().complete);
-    cleanup(&p);
 }
 
 #[test]
 fn entry_by_entry_protects_names_at_any_depth() {
-    let (p, t) = dirs("entry");
+    let (p, t, _clean_p) = dirs("entry");
     fs::create_dir_all(p.join("sub/.claude")).unwrap();
     fs::write(p.join("sub/.claude/settings.json"), "{}").unwrap();
     fs::write(p.join("sub/.git"), "gitdir: /elsewhere").unwrap();
@@ -281,12 +281,11 @@ fn entry_by_entry_protects_names_at_any_depth() {
     // A directory holding a protected entry is split: nothing new in it.
     refused(r, &p, &t, "touch other/n");
     ok(r, &p, &t, "echo x > \"$T/x\"");
-    cleanup(&p);
 }
 
 #[test]
 fn namespace_layout_lets_files_be_made_at_the_root_and_lists_binds() {
-    let (p, t) = dirs("ns");
+    let (p, t, _clean_p) = dirs("ns");
     fs::create_dir_all(p.join(".git/hooks")).unwrap();
     fs::create_dir_all(p.join("sub/deeper")).unwrap();
     fs::write(p.join("sub/deeper/.git"), "gitdir: x").unwrap();
@@ -332,7 +331,7 @@ fn namespace_layout_lets_files_be_made_at_the_root_and_lists_binds() {
     assert!(!p.join(".claude").exists());
 
     // Without a `.git`, a file made at the root could be one: no files there.
-    let (q, u) = dirs("ns-nogit");
+    let (q, u, _clean_q) = dirs("ns-nogit");
     fs::create_dir_all(q.join("sub")).unwrap();
     let mut c = confinement(SandboxMode::WorkspaceWrite, &q, &u);
     c.namespaces = true;
@@ -341,13 +340,11 @@ fn namespace_layout_lets_files_be_made_at_the_root_and_lists_binds() {
     refused(&layout.ruleset, &q, &u, "echo 'gitdir: /tmp/x' > .git");
     refused(&layout.ruleset, &q, &u, "touch notes.md");
     ok(&layout.ruleset, &q, &u, "touch sub/notes.md");
-    cleanup(&p);
-    cleanup(&q);
 }
 
 #[test]
 fn read_denials_hold_in_workspace_write_too() {
-    let (p, t) = dirs("ww");
+    let (p, t, _clean_p) = dirs("ww");
     fs::write(p.join(".env"), "S").unwrap();
     fs::create_dir_all(p.join("src")).unwrap();
     fs::write(p.join("src/.env"), "S").unwrap();
@@ -369,12 +366,11 @@ fn read_denials_hold_in_workspace_write_too() {
         assert_eq!(ok(&next.ruleset, &p, &t, &format!("cat {file}")), "y\n");
         refused(&next.ruleset, &p, &t, "cat src/.env");
     }
-    cleanup(&p);
 }
 
 #[test]
 fn a_search_directory_named_through_a_link_is_matched_as_named() {
-    let (p, t) = dirs("alias");
+    let (p, t, _clean_p) = dirs("alias");
     fs::create_dir_all(p.join("keys")).unwrap();
     fs::write(p.join("keys/a.pem"), "K").unwrap();
     fs::write(p.join("keys/readme"), "r").unwrap();
@@ -395,5 +391,4 @@ fn a_search_directory_named_through_a_link_is_matched_as_named() {
     let layout = c.layout(support()).unwrap();
     refused(&layout.ruleset, &p, &t, "cat keys/a.pem");
     assert_eq!(ok(&layout.ruleset, &p, &t, "cat keys/readme"), "r");
-    cleanup(&p);
 }
