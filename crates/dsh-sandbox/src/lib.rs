@@ -88,7 +88,9 @@
 //! the next layout does). The names inside a denied directory can be
 //! listed (its ancestors' `ReadDir` holds beneath them), though nothing
 //! in it can be read. A bare-name rule (`.env`) is held only in the
-//! directories searched (the working directories); a denial follows names,
+//! directories searched (the working directories), and the walk does not
+//! follow links: a file reached only through a link in a searched
+//! directory is held when its own path is denied. A denial follows names,
 //! not contents: a command allowed to write may rename a denied file to a
 //! name no rule denies, readable by the next call.
 //!
