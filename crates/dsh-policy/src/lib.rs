@@ -398,6 +398,7 @@
 #![deny(missing_docs)]
 
 mod approval;
+mod denials;
 mod middleware;
 mod options;
 mod path;
@@ -413,6 +414,7 @@ mod shell;
 mod word;
 
 pub use approval::{ApprovalAnswer, ApprovalRequest, ApproveAll, Approver, FnApprover};
+pub use denials::ReadDenialPaths;
 pub use middleware::{HookPermission, PermissionMiddleware, RememberRule};
 pub use policy::{
     Decision, Evaluation, Mode, Origin, PartEvaluation, PartKind, PermissionPolicy, UnknownMode,

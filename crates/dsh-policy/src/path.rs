@@ -202,6 +202,51 @@ impl PathPattern {
     }
 }
 
+impl PathPattern {
+    /// Where the paths this pattern names start, as `(path, literal)`:
+    /// the anchor and the names before the first wildcard, with `literal`
+    /// when the pattern has no wildcard (it names that path and what is
+    /// beneath it). A `/path` pattern of a deny rule (`wide`) starts both
+    /// at its project and at `/`. `None` for a bare name, which matches
+    /// at any depth of anywhere.
+    pub(crate) fn starts(&self, at: Anchors<'_>, wide: bool) -> Option<Vec<(PathBuf, bool)>> {
+        let bases: Vec<PathBuf> = match self.kind {
+            Anchor::Name => return None,
+            Anchor::Literal => return Some(vec![(PathBuf::from(&self.raw), true)]),
+            Anchor::Absolute => vec![PathBuf::from("/")],
+            Anchor::Cwd => vec![at.cwd.to_path_buf()],
+            Anchor::Home => at.home.map(Path::to_path_buf).into_iter().collect(),
+            Anchor::Root => {
+                let mut v = vec![self.root.clone().unwrap_or_else(|| at.cwd.to_path_buf())];
+                if wide {
+                    v.push(PathBuf::from("/"));
+                }
+                v
+            }
+        };
+        let mut literal = true;
+        let mut rest = PathBuf::new();
+        for seg in &self.segments {
+            if seg.contains(['*', '?']) {
+                literal = false;
+                break;
+            }
+            rest.push(seg);
+        }
+        Some(
+            bases
+                .into_iter()
+                .map(|b| (normalise(&b.join(&rest)), literal))
+                .collect(),
+        )
+    }
+
+    /// The pattern as written.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.raw
+    }
+}
+
 /// A path as text: borrowed unless it is not UTF-8.
 fn text(path: &Path) -> std::borrow::Cow<'_, str> {
     match path.to_str() {

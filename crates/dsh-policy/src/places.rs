@@ -259,7 +259,7 @@ impl Workspace {
     }
 
     /// Every working directory: (as given, on disk).
-    fn working_dirs(&self) -> impl Iterator<Item = (&Path, &Path)> {
+    pub(crate) fn working_dirs(&self) -> impl Iterator<Item = (&Path, &Path)> {
         std::iter::once((self.cwd.as_path(), self.cwd_physical.as_path()))
             .chain(self.extra.iter().map(|(l, p)| (l.as_path(), p.as_path())))
     }

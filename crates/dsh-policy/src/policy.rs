@@ -298,6 +298,11 @@ impl PermissionPolicy {
         self.mode = mode;
     }
 
+    /// The working, additional and home directories.
+    pub(crate) fn workspace(&self) -> &Workspace {
+        &self.ws
+    }
+
     /// The working directory.
     pub fn cwd(&self) -> &Path {
         &self.ws.cwd

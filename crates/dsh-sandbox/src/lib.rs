@@ -14,23 +14,85 @@
 //! let plan = confine(&policy, &[Path::new("/work/proj").into()], Path::new("/tmp/dsh-tmp")).unwrap();
 //! assert!(plan.block_network);
 //! assert_eq!(plan.writable[0].path, Path::new("/work/proj"));
-//! assert_eq!(plan.writable[0].read_only_names, [".git", ".claude"]);
+//! assert_eq!(plan.writable[0].read_only_names, [".git", ".claude", ".vscode", ".idea"]);
 //! assert_eq!(plan.required_abi().0, 6); // TCP (4) and scoping (6)
 //! ```
 //!
+//! A caller that spawns often keeps a [`LayoutCache`]: it builds the
+//! [`Layout`] (the ruleset, shared by every child, and the entries to bind
+//! read-only) once, and again only when a directory it was built from has
+//! changed.
+//!
 //! ## Modes
 //!
-//! * `read-only`: reads anywhere, writes nowhere but the private temp
-//!   directory (and `/dev/null` and the like).
+//! * `read-only`: reads anywhere but what read denials name; writes
+//!   nowhere but the private temp directory (and `/dev/null` and the like).
 //! * `workspace-write`: also writes under the working directories and the
-//!   `writableRoots`; `.git` and `.claude` directly inside a working
-//!   directory stay read-only unless listed as writable roots themselves.
+//!   `writableRoots`; the [`PROTECTED_NAMES`] (`.git`, `.claude`,
+//!   `.vscode`, `.idea`) stay read-only at any depth of a working
+//!   directory, unless under a directory listed as a writable root (a
+//!   working directory's own `.git` listed as one is writable).
 //! * `danger-full-access`: no confinement.
+//!
+//! No mode grants creating device nodes, anywhere.
 //!
 //! `network: false` (the default of the confined modes) blocks TCP `connect`
 //! and `bind` (Landlock ABI 4) and scopes away abstract UNIX sockets and
 //! signals to processes outside the sandbox (ABI 6). With the network on,
 //! signals are still scoped where the kernel can.
+//!
+//! ## Two write layouts
+//!
+//! Landlock only grants, and a grant on a directory holds for all beneath
+//! it. A protected entry is kept one of two ways ([`WriteMechanism`]),
+//! chosen by [`Confinement::namespaces`]:
+//!
+//! * **Namespace**: the child makes a private mount namespace and binds
+//!   each existing protected entry, at any depth, read-only onto itself
+//!   ([`Layout::read_only_binds`]). Landlock then lets every entry of a
+//!   working directory be written, and the working directory itself gets
+//!   every write right but making directories, symbolic links and devices:
+//!   `echo x > notes.md` works at the root, `mkdir .claude` does not. A
+//!   working directory without a `.git` gets no file creation at its root
+//!   either (a `.git` pointer file made there would send git elsewhere).
+//! * **Entry by entry** (no namespaces): every directory holding a
+//!   protected entry, and every working directory's root, is split: each
+//!   other entry is writable beneath, protected entries and symbolic links
+//!   (whose rule would hold for their target) get nothing, and the split
+//!   directory itself gets no write right — nothing can be created
+//!   directly in it (new files go in subdirectories, or the call asks for
+//!   escalation; the result says so).
+//!
+//! Protected names are found by a walk of the working directories bounded
+//! by [`Confinement::walk_bound`] ([`WALK_BOUND`], 200 000 entries); past
+//! it, what was found and the names directly in each working directory are
+//! kept, and [`Layout::complete`] is false. A directory of
+//! `writableRoots` is writable whole.
+//!
+//! ## Read denials
+//!
+//! [`Confinement::read_denials`] names files no command may read (the
+//! permission rules' `Read(…)` deny rules): literal paths, and directories
+//! walked (within the same bound, not into `.git` nor denied directories,
+//! not following links) for entries a matcher denies. A denied entry gets
+//! neither `ReadFile`, `ReadDir` nor `Execute`: reads are granted around
+//! it, each directory on the way from `/` getting only `ReadDir` and each
+//! other entry (links left out) every read right. Reading through a link,
+//! copying, or linking the file into the temp directory fails (a hard link
+//! may not gain rights the file lacks). If the walk passes its bound, no
+//! layout is built ([`ConfineError::WalkBound`]): the call must ask rather
+//! than run with the denial not held.
+//!
+//! Caveats: a file created during a call directly in a directory on the
+//! way to a denied entry cannot be read in that call (no rule covers it;
+//! the next layout does). The names inside a denied directory can be
+//! listed (its ancestors' `ReadDir` holds beneath them), though nothing
+//! in it can be read. A bare-name rule (`.env`) is held only in the
+//! directories searched (the working directories), and the walk does not
+//! follow links: a file reached only through a link in a searched
+//! directory is held when its own path is denied. A denial follows names,
+//! not contents: a command allowed to write may rename a denied file to a
+//! name no rule denies, readable by the next call.
 //!
 //! ## What is not blocked
 //!
@@ -39,16 +101,8 @@
 //! command's own pipes), named UNIX sockets reached through a path the
 //! rules allow (the session bus, an ssh agent, `docker.sock`: each can run
 //! commands outside the sandbox), changes of metadata (mode, times,
-//! extended attributes) of files outside the roots, and reads anywhere.
-//!
-//! Landlock only grants, and a grant on a directory holds for all beneath
-//! it, so a working directory is made writable entry by entry, `.git` and
-//! `.claude` (and symbolic links, whose rule would hold for their target)
-//! left out, and the directory itself gets no write right: a command can
-//! neither change those two nor create them, or anything else, directly in
-//! the working directory's root — new files go in its subdirectories, or
-//! the call asks for escalation (the result says so). A directory of
-//! `writableRoots` is writable whole.
+//! extended attributes) of files outside the roots, and reads of anything
+//! read denials do not name.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -68,7 +122,7 @@ use landlock::{
 use serde::{Deserialize, Serialize};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// How much a command is confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -117,7 +171,50 @@ impl Default for SandboxPolicy {
 
 /// Names inside a working directory that stay read-only: what is in them
 /// configures what runs (git hooks, `core.fsmonitor`, agent settings).
-pub const PROTECTED_NAMES: &[&str] = &[".git", ".claude"];
+/// `.git` may be a directory or a pointer file (`gitdir: …`) that sends git
+/// elsewhere; `.vscode` and `.idea` hold tasks an editor runs.
+pub const PROTECTED_NAMES: &[&str] = &[".git", ".claude", ".vscode", ".idea"];
+
+/// At most this many directory entries are looked at, in all, by the walk
+/// that finds denied files and protected names below the working
+/// directories (see [`Confinement::walk_bound`]): a tree larger than this
+/// is rarely one project (it is a home directory, or `/`), and the walk
+/// runs again whenever a directory it read has changed.
+pub const WALK_BOUND: usize = 200_000;
+
+/// Paths commands must not read, held by Landlock: what the permission
+/// rules' `Read(…)` deny rules name, turned into paths (`dsh-policy`'s
+/// `PermissionPolicy::read_denial_paths`).
+#[derive(Clone)]
+pub struct ReadDenials {
+    /// Absolute paths named exactly (no wildcard in the rule).
+    pub literal: Vec<PathBuf>,
+    /// Directories to walk for entries `matcher` denies.
+    pub search: Vec<PathBuf>,
+    /// Whether an absolute, normalised path is denied.
+    pub matcher: Arc<dyn Fn(&Path) -> bool + Send + Sync>,
+    /// What the matcher stands for: two denials with the same key (and
+    /// paths) deny the same, so a cached layout may be reused.
+    pub key: String,
+}
+
+impl std::fmt::Debug for ReadDenials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadDenials")
+            .field("literal", &self.literal)
+            .field("search", &self.search)
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for ReadDenials {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && self.literal == other.literal && self.search == other.search
+    }
+}
+
+impl Eq for ReadDenials {}
 
 /// A directory commands may write under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,6 +236,14 @@ pub struct Confinement {
     pub temp_dir: PathBuf,
     /// The mode it came from.
     pub mode: SandboxMode,
+    /// Paths that must not be read ([`confine`] leaves it empty).
+    pub read_denials: Option<ReadDenials>,
+    /// The child makes a private mount namespace and binds protected
+    /// entries read-only there ([`WriteMechanism::Namespace`]); set it from
+    /// whether this machine can ([`confine`] leaves it false).
+    pub namespaces: bool,
+    /// How many directory entries the walk may look at ([`WALK_BOUND`]).
+    pub walk_bound: usize,
 }
 
 /// Devices any command may write.
@@ -188,7 +293,25 @@ pub fn confine(
         block_network: !policy.network,
         temp_dir: temp_dir.to_owned(),
         mode: policy.mode,
+        read_denials: None,
+        namespaces: false,
+        walk_bound: WALK_BOUND,
     })
+}
+
+/// A confinement that only keeps `denials` from being read: writes,
+/// sockets and everything else as without a sandbox. For commands the
+/// settings do not confine, so a `Read` deny rule still holds for them.
+pub fn deny_reads_only(denials: ReadDenials, temp_dir: &Path) -> Confinement {
+    Confinement {
+        writable: Vec::new(),
+        block_network: false,
+        temp_dir: temp_dir.to_owned(),
+        mode: SandboxMode::DangerFullAccess,
+        read_denials: Some(denials),
+        namespaces: false,
+        walk_bound: WALK_BOUND,
+    }
 }
 
 /// What this machine's kernel enforces.
@@ -286,14 +409,42 @@ impl Confinement {
         }
     }
 
-    /// The Landlock ruleset, ready for the child to apply. Reads the
-    /// working directories (to keep `.git` read-only) and opens every
-    /// path it names.
+    /// The Landlock ruleset, ready for the child to apply: the ruleset of
+    /// [`Confinement::layout`], built afresh (a caller that spawns often
+    /// keeps a [`LayoutCache`] instead).
     ///
     /// # Errors
-    /// The kernel's ABI is older than [`Confinement::required_abi`], or a
-    /// rule cannot be built.
+    /// The kernel's ABI is older than [`Confinement::required_abi`], a rule
+    /// cannot be built, or the walk for read denials met more entries than
+    /// its bound (then the message says so).
     pub fn ruleset(&self, support: Support) -> Result<OwnedFd, SandboxUnavailable> {
+        let layout = self.layout(support).map_err(|e| match e {
+            ConfineError::Unavailable(u) => u,
+            other => SandboxUnavailable(other.to_string()),
+        })?;
+        match Arc::try_unwrap(layout.ruleset) {
+            Ok(fd) => Ok(fd),
+            Err(shared) => shared
+                .try_clone()
+                .map_err(|e| SandboxUnavailable(format!("cannot duplicate the ruleset: {e}"))),
+        }
+    }
+
+    /// The layout of the confinement, built afresh: walks the working and
+    /// search directories, reads the directories a split needs, and builds
+    /// the Landlock ruleset.
+    ///
+    /// # Errors
+    /// [`ConfineError::Unavailable`]: the kernel's ABI is older than
+    /// [`Confinement::required_abi`] or a rule cannot be built;
+    /// [`ConfineError::WalkBound`]: the walk for read denials met more than
+    /// [`Confinement::walk_bound`] entries, so the denials could not be
+    /// held (the call should ask rather than run).
+    pub fn layout(&self, support: Support) -> Result<Layout, ConfineError> {
+        ruleset::build(self, support).map(|(layout, _)| layout)
+    }
+
+    pub(crate) fn check_abi(&self, support: Support) -> Result<ABI, SandboxUnavailable> {
         let (needed, what) = self.required_abi();
         if support.abi < needed {
             return Err(SandboxUnavailable(format!(
@@ -303,13 +454,26 @@ impl Confinement {
                 if support.abi == 0 { " (none)" } else { "" }
             )));
         }
-        let abi = abi_of(support.abi);
-        let fail = |e: landlock::RulesetError| {
-            SandboxUnavailable(format!("cannot build the Landlock ruleset: {e}"))
+        Ok(abi_of(support.abi))
+    }
+
+    /// The Landlock ruleset before its file rules: handled rights, network
+    /// and scopes.
+    pub(crate) fn base_ruleset(
+        &self,
+        support: Support,
+    ) -> Result<(ABI, landlock::RulesetCreated), SandboxUnavailable> {
+        let abi = self.check_abi(support)?;
+        let fail = landlock_failure;
+        // Only reads are held when nothing else is confined.
+        let handled = if self.mode == SandboxMode::DangerFullAccess {
+            AccessFs::from_read(abi)
+        } else {
+            AccessFs::from_all(abi)
         };
         let mut ruleset = Ruleset::default()
             .set_compatibility(CompatLevel::HardRequirement)
-            .handle_access(AccessFs::from_all(abi))
+            .handle_access(handled)
             .map_err(fail)?;
         if self.block_network {
             ruleset = ruleset
@@ -320,45 +484,61 @@ impl Confinement {
         } else if support.scoping() {
             ruleset = ruleset.scope(Scope::Signal).map_err(fail)?;
         }
-        let all = AccessFs::from_all(abi);
-        let mut created = ruleset
+        let created = ruleset
             .create()
             .map_err(fail)?
-            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
-            .map_err(fail)?
-            .add_rules(path_beneath_rules(WRITABLE_DEVICES, all))
+            .add_rules(path_beneath_rules(WRITABLE_DEVICES, handled))
             .map_err(fail)?;
-        for root in &self.writable {
-            if root.read_only_names.is_empty() {
-                created = created
-                    .add_rules(path_beneath_rules([&root.path], all))
-                    .map_err(fail)?;
-                continue;
-            }
-            // Every entry but the protected ones: writable beneath. The
-            // directory itself gets no write right, so `.git` or `.claude`
-            // cannot be created (or replaced) there either; symbolic links
-            // are left out, as a rule would hold for what they point to.
-            let entries: Vec<PathBuf> = std::fs::read_dir(&root.path)
-                .map(|rd| {
-                    rd.filter_map(Result::ok)
-                        .filter(|e| {
-                            !root
-                                .read_only_names
-                                .iter()
-                                .any(|n| e.file_name() == n.as_str())
-                        })
-                        .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
-                        .map(|e| e.path())
-                        .collect()
-                })
-                .unwrap_or_default();
-            created = created
-                .add_rules(path_beneath_rules(entries, all))
-                .map_err(fail)?;
+        Ok((abi, created))
+    }
+}
+
+pub(crate) fn landlock_failure(e: landlock::RulesetError) -> SandboxUnavailable {
+    SandboxUnavailable(format!("cannot build the Landlock ruleset: {e}"))
+}
+
+mod layout;
+mod ruleset;
+mod walk;
+
+pub use ruleset::{Layout, LayoutCache, WriteMechanism};
+
+/// Why a confinement's layout could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfineError {
+    /// The kernel cannot enforce it, or a rule could not be built.
+    Unavailable(SandboxUnavailable),
+    /// The walk for read denials met more than its bound of entries under
+    /// `dir`: the denials cannot be held, so the command must not run
+    /// confined as if they were (ask instead).
+    WalkBound {
+        /// The search directory still unwalked.
+        dir: PathBuf,
+        /// Entries looked at when the walk stopped.
+        entries: usize,
+    },
+}
+
+impl std::fmt::Display for ConfineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfineError::Unavailable(u) => u.fmt(f),
+            ConfineError::WalkBound { dir, entries } => write!(
+                f,
+                "the files Read deny rules name under {} cannot be held by the sandbox: \
+                 the walk stopped after {entries} entries",
+                dir.display()
+            ),
         }
-        Option::<OwnedFd>::from(created)
-            .ok_or_else(|| SandboxUnavailable("Landlock is not enforced by this kernel".into()))
+    }
+}
+
+impl std::error::Error for ConfineError {}
+
+impl From<SandboxUnavailable> for ConfineError {
+    fn from(u: SandboxUnavailable) -> Self {
+        ConfineError::Unavailable(u)
     }
 }
 
@@ -482,9 +662,23 @@ mod tests {
             ]
         );
         // .git listed as a writable root is writable; .claude still is not.
-        assert_eq!(plan.writable[0].read_only_names, [".claude"]);
-        assert_eq!(plan.writable[1].read_only_names, [".git", ".claude"]);
+        assert_eq!(
+            plan.writable[0].read_only_names,
+            [".claude", ".vscode", ".idea"]
+        );
+        assert_eq!(
+            plan.writable[1].read_only_names,
+            [".git", ".claude", ".vscode", ".idea"]
+        );
         assert!(plan.block_network);
+    }
+
+    #[test]
+    fn layouts_are_shared_across_threads() {
+        fn check<T: Send + Sync>() {}
+        check::<LayoutCache>();
+        check::<Layout>();
+        check::<Confinement>();
     }
 
     #[test]

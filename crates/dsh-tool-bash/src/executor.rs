@@ -247,6 +247,34 @@ pub struct ExecutorConfig {
     /// Whether a call asking for [`Confine::ReadOnly`] gets it. Default:
     /// `true` (the settings' `sandbox.confineReadOnly`).
     pub confine_read_only: bool,
+    /// Where the files `Read` deny rules name come from, asked at each
+    /// call (rules change during a session). The kernel keeps them from
+    /// being read by every command but an approved escalation. Default:
+    /// none.
+    pub read_denials: Option<ReadDenialsSource>,
+}
+
+/// Gives the files `Read` deny rules name now (see
+/// [`ExecutorConfig::read_denials`]).
+#[derive(Clone)]
+pub struct ReadDenialsSource(Arc<dyn Fn() -> Option<dsh_sandbox::ReadDenials> + Send + Sync>);
+
+impl ReadDenialsSource {
+    /// A source calling `f`.
+    pub fn new(f: impl Fn() -> Option<dsh_sandbox::ReadDenials> + Send + Sync + 'static) -> Self {
+        ReadDenialsSource(Arc::new(f))
+    }
+
+    /// The denials now.
+    pub fn get(&self) -> Option<dsh_sandbox::ReadDenials> {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for ReadDenialsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadDenialsSource")
+    }
 }
 
 /// How long a kept spill directory ([`ExecutorConfig::keep_spill_files`])
@@ -273,6 +301,7 @@ impl Default for ExecutorConfig {
             sandbox: None,
             sandbox_dirs: Vec::new(),
             confine_read_only: true,
+            read_denials: None,
         }
     }
 }
@@ -392,6 +421,9 @@ pub struct RunOutput {
     pub elapsed: Duration,
     /// The sandbox mode the command ran under, if any.
     pub sandbox: Option<dsh_sandbox::SandboxMode>,
+    /// The files `Read` deny rules named, which the kernel kept it from
+    /// reading (to name a refused read as such).
+    pub(crate) denials: Option<dsh_sandbox::ReadDenials>,
 }
 
 impl RunOutput {
@@ -434,10 +466,13 @@ impl RunOutput {
         if self.timed_out {
             notes.push(format!("[timed out after {}ms]", self.timeout.as_millis()));
         }
-        if let Some(note) = self
-            .sandbox
-            .and_then(|mode| sandbox_note(mode, &self.stderr.text, &self.stdout.text))
-        {
+        if let Some(note) = sandbox_note(
+            self.sandbox,
+            self.denials.as_ref(),
+            &self.cwd,
+            &self.stderr.text,
+            &self.stdout.text,
+        ) {
             notes.push(note);
         }
         notes.push(self.exit.marker());
@@ -451,7 +486,13 @@ impl RunOutput {
 
 /// The line that says a failure was the sandbox's, so the model asks for
 /// escalation instead of retrying: the path when the message names one.
-fn sandbox_note(mode: dsh_sandbox::SandboxMode, stderr: &str, stdout: &str) -> Option<String> {
+fn sandbox_note(
+    mode: Option<dsh_sandbox::SandboxMode>,
+    denials: Option<&dsh_sandbox::ReadDenials>,
+    cwd: &Path,
+    stderr: &str,
+    stdout: &str,
+) -> Option<String> {
     static PATTERNS: std::sync::OnceLock<Vec<regex::Regex>> = std::sync::OnceLock::new();
     // Most specific first: a quoted path (coreutils, Python), then
     // `prog: PATH: Permission denied` (bash redirections), then no path.
@@ -466,23 +507,47 @@ fn sandbox_note(mode: dsh_sandbox::SandboxMode, stderr: &str, stdout: &str) -> O
         .map(|p| regex::Regex::new(p).expect("the sandbox denial patterns are valid"))
         .collect()
     });
-    let mode = mode.as_str();
     let escalate = "to run it unconfined, call again with sandbox_permissions: \"require_escalated\" and a justification";
+    let read_denied = |path: &str| {
+        denials.is_some_and(|d| (d.matcher)(&lexical(&cwd.join(path))))
+    };
     for text in [stderr, stdout] {
         for (i, re) in patterns.iter().enumerate() {
-            if let Some(caps) = re.captures(text) {
-                return Some(if i < 3 {
-                    format!(
-                        "[sandbox: write to {} denied under {mode}; {escalate}]",
-                        caps[1].trim()
-                    )
-                } else {
-                    format!("[sandbox: an operation was denied under {mode} (a write outside the writable roots, or a network connection); {escalate}]")
-                });
+            let Some(caps) = re.captures(text) else {
+                continue;
+            };
+            let path = caps[1].trim();
+            if i < 3 && read_denied(path) {
+                return Some(format!(
+                    "[sandbox: reading {path} is denied: a Read deny rule names it]"
+                ));
             }
+            let Some(mode) = mode.map(dsh_sandbox::SandboxMode::as_str) else {
+                continue;
+            };
+            return Some(if i < 3 {
+                format!("[sandbox: write to {path} denied under {mode}; {escalate}]")
+            } else {
+                format!("[sandbox: an operation was denied under {mode} (a write outside the writable roots, or a network connection); {escalate}]")
+            });
         }
     }
     None
+}
+
+/// `path` without `.` and `..` components, as deny rules match paths.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn truncation_note(name: &str, stream: &StreamOutput) -> String {
@@ -525,6 +590,8 @@ pub(crate) struct Inner {
     next_call: AtomicU64,
     /// Background tasks and interactive sessions.
     tasks: Mutex<Tasks>,
+    /// Sandbox layouts, rebuilt only when a directory they read changed.
+    layouts: dsh_sandbox::LayoutCache,
 }
 
 /// Where a child's stdout and stderr go.
@@ -552,8 +619,18 @@ pub(crate) struct Spawned {
     /// `None` with [`Outputs::Merged`].
     pub(crate) stderr: Option<pipe::Receiver>,
     pub(crate) contained: Contained,
-    /// The sandbox it runs under, if any.
-    pub(crate) sandbox: Option<dsh_sandbox::SandboxMode>,
+    /// How it is confined, if at all.
+    pub(crate) sandbox: Option<Applied>,
+}
+
+/// The confinement a command got.
+#[derive(Clone)]
+pub(crate) struct Applied {
+    /// The sandbox mode; `None` when only reads are denied.
+    pub(crate) mode: Option<dsh_sandbox::SandboxMode>,
+    /// The files `Read` deny rules named, held by the kernel.
+    pub(crate) denials: Option<dsh_sandbox::ReadDenials>,
+    pub(crate) plan: Arc<dsh_sandbox::ChildPlan>,
 }
 
 impl Executor {
@@ -605,6 +682,7 @@ impl Executor {
                 bash: Mutex::new(None),
                 next_call: AtomicU64::new(1),
                 tasks: Mutex::new(Tasks::default()),
+                layouts: dsh_sandbox::LayoutCache::default(),
             }),
         })
     }
@@ -774,7 +852,8 @@ impl Executor {
             timeout_clamped,
             cwd,
             elapsed: started.elapsed(),
-            sandbox: contained_mode,
+            sandbox: contained_mode.as_ref().and_then(|a| a.mode),
+            denials: contained_mode.and_then(|a| a.denials),
         })
     }
 }
@@ -929,7 +1008,7 @@ impl Inner {
         call: u64,
         stdio: ChildStdio<'_>,
         confine: Confine,
-    ) -> Result<(Proc, Contained, Option<dsh_sandbox::SandboxMode>), ExecError> {
+    ) -> Result<(Proc, Contained, Option<Applied>), ExecError> {
         let ChildStdio {
             terminal,
             stdout: out_writer,
@@ -937,11 +1016,12 @@ impl Inner {
         } = stdio;
         let spawn_error = |e| ExecError::io(ErrorKind::Spawn, "could not start bash", e);
         // Built before the fork: the child only applies it.
-        let (mode, confinement) = match self.confinement(confine)? {
-            Some((mode, plan)) => (Some(mode), Some(plan)),
-            None => (None, None),
-        };
-        let confined = mode.is_some();
+        let applied = self.confinement(confine)?;
+        let confinement = applied.as_ref().map(|a| a.plan.clone());
+        // A private temp directory for every confined command; one that only
+        // has reads denied keeps its own.
+        let confined = applied.as_ref().is_some_and(|a| a.mode.is_some());
+        let mode = applied;
         let mut prepared = self.backend.prepare(call, &self.tag);
         if self.backend.clone3_allowed() {
             if let Some(dir) = prepared.cgroup_dir() {
@@ -1165,66 +1245,132 @@ impl Inner {
 
     /// The sandbox a command runs under and what its child does to enter
     /// it, when it is confined.
-    fn confinement(
-        &self,
-        confine: Confine,
-    ) -> Result<Option<(dsh_sandbox::SandboxMode, Arc<dsh_sandbox::ChildPlan>)>, ExecError> {
-        let configured = match confine {
-            Confine::Unconfined => return Ok(None),
-            Confine::ReadOnly if self.config.confine_read_only => {
-                let read_only = dsh_sandbox::SandboxPolicy {
-                    mode: dsh_sandbox::SandboxMode::ReadOnly,
-                    writable_roots: Vec::new(),
-                    network: false,
-                };
-                // Where the kernel cannot hold it, nothing changes: the
-                // configured sandbox applies (`dsh sandbox status` says so).
-                if let Ok(Some(plan)) = self.plan_for(&read_only) {
-                    return Ok(Some((dsh_sandbox::SandboxMode::ReadOnly, plan)));
-                }
-                &self.config.sandbox
-            }
-            Confine::ReadOnly | Confine::Configured => &self.config.sandbox,
-        };
-        let Some(policy) = configured else {
+    fn confinement(&self, confine: Confine) -> Result<Option<Applied>, ExecError> {
+        if confine == Confine::Unconfined {
             return Ok(None);
+        }
+        let denials = self.read_denials();
+        let read_only = dsh_sandbox::SandboxPolicy {
+            mode: dsh_sandbox::SandboxMode::ReadOnly,
+            writable_roots: Vec::new(),
+            network: false,
         };
-        Ok(self.plan_for(policy)?.map(|plan| (policy.mode, plan)))
+        // Where the kernel cannot hold the read-only promise, nothing
+        // changes: the configured sandbox applies (`dsh sandbox status`
+        // says so).
+        let policy = match &self.config.sandbox {
+            _ if confine == Confine::ReadOnly
+                && self.config.confine_read_only
+                && dsh_sandbox::support().scoping() =>
+            {
+                Some(&read_only)
+            }
+            Some(p) if p.mode != dsh_sandbox::SandboxMode::DangerFullAccess => Some(p),
+            _ => None,
+        };
+        let plan = match policy {
+            Some(policy) => self.plan_for(policy, denials.clone())?,
+            None => self.denials_only_plan(denials.clone())?,
+        };
+        Ok(plan.map(|plan| Applied {
+            mode: policy.map(|p| p.mode),
+            denials,
+            plan,
+        }))
     }
 
     /// What a child does to enter `policy`'s sandbox in this executor's
-    /// directories: the Landlock ruleset, the system-call filter, no
-    /// capabilities, no inherited descriptors.
+    /// directories: the Landlock ruleset (reads denied by `Read` rules
+    /// included), read-only binds of the protected entries where a mount
+    /// namespace is available, the system-call filter, no capabilities, no
+    /// inherited descriptors.
     fn plan_for(
         &self,
         policy: &dsh_sandbox::SandboxPolicy,
+        denials: Option<dsh_sandbox::ReadDenials>,
     ) -> Result<Option<Arc<dsh_sandbox::ChildPlan>>, ExecError> {
         // The configured directories only: a call's own `workdir` is where
         // it runs, never a grant (a model could name any directory).
         let mut dirs = vec![self.config.cwd.clone()];
         dirs.extend(self.config.sandbox_dirs.iter().cloned());
         let temp = self.sandbox_temp();
-        let Some(confinement) = dsh_sandbox::confine(policy, &dirs, &temp) else {
+        let Some(mut confinement) = dsh_sandbox::confine(policy, &dirs, &temp) else {
             return Ok(None);
         };
+        confinement.namespaces = dsh_sandbox::namespaces_available();
+        confinement.read_denials = denials;
         let _ = fs::create_dir_all(&temp);
-        let unavailable = |e: String| {
-            ExecError::new(
-                ErrorKind::SandboxUnavailable,
-                format!("sandbox unavailable: {e}; nothing ran"),
-            )
-        };
-        let ruleset = confinement
-            .ruleset(dsh_sandbox::support())
-            .map_err(|e| unavailable(e.to_string()))?;
+        let layout = self.layout(&confinement)?;
+        let binds = !layout.read_only_binds.is_empty();
         let plan = dsh_sandbox::ChildPlan::prepare(dsh_sandbox::ChildConfig {
-            ruleset: Some(Arc::new(ruleset)),
+            ruleset: Some(layout.ruleset),
             network: policy.network,
+            // A mount namespace is entered anyway: System V IPC and message
+            // queues of its own come at no extra cost.
+            ipc_namespace: binds,
+            read_only_binds: layout.read_only_binds,
             ..dsh_sandbox::ChildConfig::default()
         })
-        .map_err(|e| unavailable(e.to_string()))?;
+        .map_err(|e| sandbox_unavailable(&e.to_string()))?;
         Ok(Some(Arc::new(plan)))
     }
+
+    /// For a command no sandbox confines: a plan that only keeps the files
+    /// `Read` deny rules name from being read, when there are such rules and
+    /// the kernel can (Landlock ABI 3). Nothing else changes: no filter, the
+    /// capabilities kept.
+    fn denials_only_plan(
+        &self,
+        denials: Option<dsh_sandbox::ReadDenials>,
+    ) -> Result<Option<Arc<dsh_sandbox::ChildPlan>>, ExecError> {
+        let Some(denials) = denials else {
+            return Ok(None);
+        };
+        if !dsh_sandbox::support().files() {
+            return Ok(None);
+        }
+        let confinement = dsh_sandbox::deny_reads_only(denials, &self.sandbox_temp());
+        let layout = self.layout(&confinement)?;
+        let plan = dsh_sandbox::ChildPlan::prepare(dsh_sandbox::ChildConfig {
+            ruleset: Some(layout.ruleset),
+            network: true,
+            keep_capabilities: true,
+            seccomp: false,
+            ..dsh_sandbox::ChildConfig::default()
+        })
+        .map_err(|e| sandbox_unavailable(&e.to_string()))?;
+        Ok(Some(Arc::new(plan)))
+    }
+
+    /// The files `Read` deny rules name, as the permission layer has them now.
+    fn read_denials(&self) -> Option<dsh_sandbox::ReadDenials> {
+        self.config.read_denials.as_ref().and_then(|source| source.get())
+    }
+
+    /// The cached layout of `confinement`; a walk over its bound fails the
+    /// call rather than running it with a deny rule the kernel does not hold.
+    fn layout(
+        &self,
+        confinement: &dsh_sandbox::Confinement,
+    ) -> Result<dsh_sandbox::Layout, ExecError> {
+        self.layouts
+            .layout(confinement, dsh_sandbox::support())
+            .map_err(|e| match e {
+                dsh_sandbox::ConfineError::WalkBound { dir, entries } => sandbox_unavailable(&format!(
+                    "the Read deny rules cannot be held by the kernel: finding what they name under {} took more than {entries} entries; name the files more narrowly (./.env rather than .env), or call again with sandbox_permissions: \"require_escalated\" to run it without the kernel holding them (that asks)",
+                    dir.display()
+                )),
+                other => sandbox_unavailable(&other.to_string()),
+            })
+    }
+}
+
+/// The error of a call whose confinement cannot be built: nothing ran.
+fn sandbox_unavailable(why: &str) -> ExecError {
+    ExecError::new(
+        ErrorKind::SandboxUnavailable,
+        format!("sandbox unavailable: {why}; nothing ran"),
+    )
 }
 
 /// The environment commands get: the executor's, scrubbed, plus the quiet
