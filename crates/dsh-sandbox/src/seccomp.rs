@@ -91,7 +91,8 @@ pub fn arch_supported() -> bool {
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 // Classic BPF opcodes (linux/bpf_common.h) and seccomp return values.
-const BPF_LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
+/// `BPF_LD | BPF_W | BPF_ABS`.
+const BPF_LD_W_ABS: u16 = 0x20;
 const BPF_JMP_JEQ_K: u16 = 0x05 | 0x10;
 const BPF_JMP_JSET_K: u16 = 0x05 | 0x40;
 const BPF_RET_K: u16 = 0x06;
