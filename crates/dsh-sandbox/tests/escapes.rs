@@ -553,13 +553,34 @@ fn the_machine_stays_as_it_was() {
         let _ = std::fs::write("/proc/sys/kernel/hostname", hostname.trim());
         let _ = std::fs::write("/proc/sys/kernel/ctrl-alt-del", cad.trim());
     });
+    let esterror_now = || {
+        // SAFETY: an all-zero timex is valid; modes 0 only reads.
+        let mut t: libc::timex = unsafe { std::mem::zeroed() };
+        // SAFETY: `t` is a valid, writable timex.
+        unsafe { libc::adjtimex(&mut t) };
+        t.esterror
+    };
+    // The estimated error is informational only; a value it does not have.
+    let before = esterror_now();
+    let wanted = before + 4242;
+    let _esterror = Guard(move || {
+        if esterror_now() == wanted {
+            // SAFETY: an all-zero timex is valid; ADJ_ESTERROR sets only the
+            // informational estimated error back.
+            let mut t: libc::timex = unsafe { std::mem::zeroed() };
+            t.modes = libc::ADJ_ESTERROR;
+            t.esterror = before;
+            // SAFETY: `t` is a valid, writable timex.
+            unsafe { libc::adjtimex(&mut t) };
+        }
+    });
     let esterror = std::mem::offset_of!(libc::timex, esterror);
     let size = std::mem::size_of::<libc::timex>();
     let script = format!(
         "import struct\n\
          r = libc.syscall({reboot}, 0xfee1dead, 672274793, 0, None)\nprint('reboot', r, ctypes.get_errno())\n\
          r = libc.sethostname(b'escaped', 7)\nprint('sethostname', r, ctypes.get_errno())\n\
-         t = ctypes.create_string_buffer({size})\nstruct.pack_into('i', t, 0, 8)\nstruct.pack_into('l', t, {esterror}, 4242)\n\
+         t = ctypes.create_string_buffer({size})\nstruct.pack_into('i', t, 0, 8)\nstruct.pack_into('l', t, {esterror}, {wanted})\n\
          r = libc.adjtimex(t)\nprint('adjtimex', r, ctypes.get_errno())",
         reboot = libc::SYS_reboot
     );
@@ -579,11 +600,7 @@ fn the_machine_stays_as_it_was() {
         std::fs::read_to_string("/proc/sys/kernel/ctrl-alt-del").unwrap(),
         cad
     );
-    // SAFETY: an all-zero timex is valid; modes 0 only reads.
-    let mut t: libc::timex = unsafe { std::mem::zeroed() };
-    // SAFETY: `t` is a valid, writable timex.
-    unsafe { libc::adjtimex(&mut t) };
-    assert_ne!(t.esterror, 4242, "{}", text(&out));
+    assert_ne!(esterror_now(), wanted, "{}", text(&out));
 }
 
 #[test]
@@ -710,4 +727,58 @@ fn a_read_only_bind_cannot_be_undone() {
     );
     assert!(!stdout(&out).contains("wrote"), "{}", text(&out));
     assert!(!git.join("hooks/post-checkout").exists(), "{}", text(&out));
+}
+
+#[test]
+fn a_read_only_root_stops_metadata_changes_outside() {
+    let dirs = Dirs::new();
+    let victim = dirs.victim("v");
+    std::fs::set_permissions(&victim, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let mtime = std::fs::metadata(&victim).unwrap().mtime();
+    let attack = format!(
+        "chmod 4777 {0}; touch -d 2001-01-01 {0}; setfattr -n user.x -v 1 {0}; \
+         echo made > {1}/sub/inside; echo made > {2}/t; cat {1}/sub/inside {2}/t",
+        victim.display(),
+        dirs.root().display(),
+        dirs.tmp().display()
+    );
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o7777;
+    // Landlock alone leaves the owner's metadata changes open (root owns
+    // the system's files).
+    let out = sh(Some(&plan(&dirs)), &dirs, &attack);
+    let opened = mode(&victim) != 0o600;
+    let _ = std::fs::set_permissions(&victim, std::os::unix::fs::PermissionsExt::from_mode(0o600));
+    assert!(opened, "Landlock now governs chmod: {}", text(&out));
+    let _ = Command::new("setfattr")
+        .args(["-x", "user.x"])
+        .arg(&victim)
+        .stderr(std::process::Stdio::null())
+        .status();
+    let mtime = std::fs::metadata(&victim)
+        .map(|m| m.mtime())
+        .unwrap_or(mtime);
+    let ro = plan_with(&dirs, |c| {
+        c.read_only_root = true;
+        c.writable_paths = vec![dirs.root(), dirs.tmp()];
+    });
+    assert!(ro.namespaces());
+    let out = sh(Some(&ro), &dirs, &attack);
+    assert_eq!(mode(&victim), 0o600, "{}", text(&out));
+    assert_eq!(
+        std::fs::metadata(&victim).unwrap().mtime(),
+        mtime,
+        "{}",
+        text(&out)
+    );
+    assert!(!has_xattr(&victim, "user.x"), "{}", text(&out));
+    // What Landlock allows still works: the writable paths stay writable.
+    assert_eq!(stdout(&out), "made\nmade\n", "{}", text(&out));
+    // And nothing else did: writes to /dev/null work, the root is read-only.
+    let out = sh(
+        Some(&ro),
+        &dirs,
+        "echo x > /dev/null && echo null-ok; touch /etc/dsh-escape-probe 2>&1",
+    );
+    assert!(stdout(&out).contains("null-ok"), "{}", text(&out));
+    assert!(!Path::new("/etc/dsh-escape-probe").exists());
 }
