@@ -174,6 +174,18 @@ struct Namespaces {
 }
 
 /// Everything a child does to confine itself, prepared before `fork`.
+///
+/// ```
+/// use dsh_sandbox::{ChildConfig, ChildPlan};
+///
+/// // No Landlock ruleset here: no capabilities, no inherited descriptors,
+/// // and (where the kernel has it) the filter with the network off.
+/// let plan = ChildPlan::prepare(ChildConfig::default()).unwrap();
+/// let mut cmd = std::process::Command::new("sh");
+/// cmd.args(["-c", "grep -q '^CapEff:.0000000000000000$' /proc/self/status"]);
+/// plan.attach_std(&mut cmd);
+/// assert!(cmd.status().unwrap().success());
+/// ```
 #[derive(Debug, Clone)]
 pub struct ChildPlan {
     ruleset: Option<Arc<OwnedFd>>,

@@ -48,6 +48,11 @@
 //! Only x86_64 and aarch64 are supported; elsewhere
 //! [`SeccompFilters::build`] reports the filter unavailable.
 
+#![cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code, unused_imports)
+)]
+
 use crate::SandboxUnavailable;
 use seccompiler::{
     sock_filter, BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op,
@@ -141,6 +146,7 @@ fn cond(arg: u8, len: Len, op: Op, value: u64) -> Result<Cond, seccompiler::Back
 }
 
 /// The calls refused whatever their arguments.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn always_denied(options: SeccompOptions) -> Vec<i64> {
     let mut calls = vec![
         libc::SYS_keyctl,
@@ -232,6 +238,7 @@ const PER_LINUX: u64 = 0;
 /// `IPPROTO_MPTCP`.
 const IPPROTO_MPTCP: u64 = 262;
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn denials(options: SeccompOptions) -> Result<Rules, seccompiler::BackendError> {
     let mut rules: Rules = always_denied(options)
         .into_iter()
@@ -350,6 +357,26 @@ impl SeccompFilters {
                 std::env::consts::ARCH
             )));
         };
+        Self::build_native(options, arch, audit)
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    fn build_native(
+        _: SeccompOptions,
+        _: TargetArch,
+        _: u32,
+    ) -> Result<SeccompFilters, SandboxUnavailable> {
+        Err(SandboxUnavailable(
+            "no system-call filter for this architecture".into(),
+        ))
+    }
+
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    fn build_native(
+        options: SeccompOptions,
+        arch: TargetArch,
+        audit: u32,
+    ) -> Result<SeccompFilters, SandboxUnavailable> {
         let rules = denials(options)
             .map_err(|e| SandboxUnavailable(format!("cannot build the system-call filter: {e}")))?;
         let denials = compile(rules, SeccompAction::Errno(libc::EPERM as u32), arch)?;
@@ -369,7 +396,7 @@ impl SeccompFilters {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod tests {
     use super::*;
 
