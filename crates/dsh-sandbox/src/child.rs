@@ -494,7 +494,26 @@ fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
         let set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
         mount_setattr(p, AT_RECURSIVE, set, 0)?;
     }
-    Ok(())
+    reenter_cwd()
+}
+
+/// The working directory was entered before the binds: it still is the
+/// directory of the old mount (writable beneath a read-only bind, read-only
+/// beneath a writable one). Entered again by its path, it is the new one.
+fn reenter_cwd() -> io::Result<()> {
+    let mut buf = [0u8; libc::PATH_MAX as usize];
+    // SAFETY: `buf` is writable for its length.
+    let p = unsafe { libc::getcwd(buf.as_mut_ptr().cast(), buf.len()) };
+    if p.is_null() {
+        let e = io::Error::last_os_error();
+        // Removed already: nothing to write there through a mount.
+        if e.raw_os_error() == Some(libc::ENOENT) {
+            return Ok(());
+        }
+        return Err(e);
+    }
+    // SAFETY: `getcwd` wrote a NUL-terminated path into `buf`.
+    check(unsafe { libc::chdir(buf.as_ptr().cast()) }.into())
 }
 
 /// `mount_setattr(AT_FDCWD, path, flags, {set, clear})`.

@@ -694,7 +694,8 @@ fn a_read_only_bind_holds_at_any_depth() {
         &dirs,
         &format!(
             "echo x > {0}/hooks/pre-commit; echo x > {0}/objects/ab/cd; echo x > {0}/config; \
-             mv {0} {1}/moved; rm -rf {0}; echo notes > {1}/notes.md",
+             echo x > .git/hooks/relative; mv {0} {1}/moved; rm -rf {0}; echo notes > {1}/notes.md; \
+             echo rel > relative.md",
             git.display(),
             dirs.root().display()
         ),
@@ -703,6 +704,9 @@ fn a_read_only_bind_holds_at_any_depth() {
     assert!(!git.join("objects/ab/cd").exists(), "{}", text(&out));
     assert!(!git.join("config").exists(), "{}", text(&out));
     assert!(git.join("hooks").is_dir(), "{}", text(&out));
+    // Through the working directory, entered before the bind, too.
+    assert!(!git.join("hooks/relative").exists(), "{}", text(&out));
+    assert!(dirs.root().join("relative.md").exists(), "{}", text(&out));
     assert_eq!(
         std::fs::read_to_string(dirs.root().join("notes.md")).unwrap_or_default(),
         "notes\n",
@@ -781,4 +785,17 @@ fn a_read_only_root_stops_metadata_changes_outside() {
     );
     assert!(stdout(&out).contains("null-ok"), "{}", text(&out));
     assert!(!Path::new("/etc/dsh-escape-probe").exists());
+}
+
+#[test]
+fn a_working_directory_inside_a_read_only_bind_is_read_only() {
+    let (dirs, git, plan) = project();
+    let mut cmd = Command::new("/bin/sh");
+    cmd.args(["-c", "echo x > hooks/from-inside; echo x > ./config"])
+        .current_dir(&git);
+    plan.attach_std(&mut cmd);
+    let out = cmd.output().unwrap();
+    assert!(!git.join("hooks/from-inside").exists(), "{}", text(&out));
+    assert!(!git.join("config").exists(), "{}", text(&out));
+    drop(dirs);
 }
