@@ -31,6 +31,8 @@
 //!      `PER_LINUX`, and `io_uring_*` (its operations, `IORING_OP_SOCKET`
 //!      among them, would not pass through this filter);
 //!    * the kernel keyrings: `keyctl`, `add_key`, `request_key`;
+//!    * the terminal: `ioctl` `TIOCSTI` (typing into the caller's terminal)
+//!      and `TIOCLINUX`;
 //!    * System V IPC and POSIX message queues, unless the command has an
 //!      IPC namespace of its own;
 //!    * sockets: `socket` of `AF_PACKET`, of type `SOCK_RAW` and with
@@ -296,6 +298,15 @@ fn denials(options: SeccompOptions) -> Result<Rules, seccompiler::BackendError> 
             dword(0, Op::Ne, 0xffff_ffff)?,
             dword(0, Op::Ne, PER_LINUX)?,
         ])?],
+    );
+    // Typing into the terminal the command shares with its caller, which
+    // would run once the command is gone.
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![dword(1, Op::Eq, libc::TIOCSTI as u64)?])?,
+            rule(vec![dword(1, Op::Eq, libc::TIOCLINUX as u64)?])?,
+        ],
     );
     if options.network {
         rules.insert(
@@ -644,6 +655,20 @@ mod tests {
         ] {
             check(&f, nr, &[0], EPERM);
         }
+        check(&f, libc::SYS_ioctl, &[0, libc::TIOCSTI as u64, 0], EPERM);
+        check(&f, libc::SYS_ioctl, &[0, libc::TIOCLINUX as u64, 0], EPERM);
+        check(
+            &f,
+            libc::SYS_ioctl,
+            &[0, libc::TIOCGWINSZ as u64, 0],
+            RET_ALLOW,
+        );
+        check(
+            &f,
+            libc::SYS_ioctl,
+            &[0, libc::FIONREAD as u64, 0],
+            RET_ALLOW,
+        );
         for nr in [
             libc::SYS_read,
             libc::SYS_openat,

@@ -799,3 +799,63 @@ fn a_working_directory_inside_a_read_only_bind_is_read_only() {
     assert!(!git.join("config").exists(), "{}", text(&out));
     drop(dirs);
 }
+
+/// Runs `script` (python) with a new pseudo-terminal as its controlling
+/// terminal and standard input, confined by `plan`; returns what waits in
+/// the terminal's input afterwards.
+fn typed_into_terminal(plan: Option<&ChildPlan>, dirs: &Dirs, script: &str) -> (Output, Vec<u8>) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: two valid out-pointers; no name, termios or size asked for.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0);
+    // SAFETY: both descriptors were just opened and are owned here.
+    let (_master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = Command::new(python());
+    cmd.arg("-c")
+        .arg(script)
+        .current_dir(dirs.root())
+        .stdin(slave.try_clone().unwrap());
+    // SAFETY: setsid and ioctl are async-signal-safe and allocate nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    if let Some(plan) = plan {
+        plan.attach_std(&mut cmd);
+    }
+    let out = cmd.output().unwrap();
+    // SAFETY: `slave` is open; O_NONBLOCK so an empty queue does not block.
+    unsafe { libc::fcntl(slave.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+    let mut buf = [0u8; 64];
+    // SAFETY: `buf` is writable for its length.
+    let n = unsafe { libc::read(slave.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+    (out, buf[..n.max(0) as usize].to_vec())
+}
+
+#[test]
+fn no_typing_into_the_callers_terminal() {
+    let dirs = Dirs::new();
+    let script = "import fcntl, termios\ntry:\n    for c in b'id\\n':\n        fcntl.ioctl(0, termios.TIOCSTI, bytes([c]))\n    print('typed')\nexcept OSError as e:\n    print('refused', e.errno)";
+    let (out, typed) = typed_into_terminal(Some(&plan(&dirs)), &dirs, script);
+    assert!(stdout(&out).contains("refused"), "{}", text(&out));
+    assert!(typed.is_empty(), "{typed:?}: {}", text(&out));
+    // The attack is real where the kernel still allows TIOCSTI.
+    if std::fs::read_to_string("/proc/sys/dev/tty/legacy_tiocsti").is_ok_and(|v| v.trim() == "1") {
+        let (out, typed) = typed_into_terminal(None, &dirs, script);
+        assert_eq!(typed, b"id\n", "control: {}", text(&out));
+    }
+}
