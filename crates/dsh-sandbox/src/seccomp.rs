@@ -237,6 +237,10 @@ const CLONE_NAMESPACES: [u64; 7] = [
 /// `PER_LINUX`, the default personality.
 const PER_LINUX: u64 = 0;
 
+/// The `ioctl`s `TIOCSTI` and `TIOCLINUX` (the same on x86_64 and aarch64).
+const TIOCSTI: u64 = 0x5412;
+const TIOCLINUX: u64 = 0x541c;
+
 /// `IPPROTO_MPTCP`.
 const IPPROTO_MPTCP: u64 = 262;
 
@@ -304,8 +308,8 @@ fn denials(options: SeccompOptions) -> Result<Rules, seccompiler::BackendError> 
     rules.insert(
         libc::SYS_ioctl,
         vec![
-            rule(vec![dword(1, Op::Eq, libc::TIOCSTI as u64)?])?,
-            rule(vec![dword(1, Op::Eq, libc::TIOCLINUX as u64)?])?,
+            rule(vec![dword(1, Op::Eq, TIOCSTI)?])?,
+            rule(vec![dword(1, Op::Eq, TIOCLINUX)?])?,
         ],
     );
     if options.network {
@@ -655,20 +659,10 @@ mod tests {
         ] {
             check(&f, nr, &[0], EPERM);
         }
-        check(&f, libc::SYS_ioctl, &[0, libc::TIOCSTI as u64, 0], EPERM);
-        check(&f, libc::SYS_ioctl, &[0, libc::TIOCLINUX as u64, 0], EPERM);
-        check(
-            &f,
-            libc::SYS_ioctl,
-            &[0, libc::TIOCGWINSZ as u64, 0],
-            RET_ALLOW,
-        );
-        check(
-            &f,
-            libc::SYS_ioctl,
-            &[0, libc::FIONREAD as u64, 0],
-            RET_ALLOW,
-        );
+        check(&f, libc::SYS_ioctl, &[0, TIOCSTI, 0], EPERM);
+        check(&f, libc::SYS_ioctl, &[0, TIOCLINUX, 0], EPERM);
+        check(&f, libc::SYS_ioctl, &[0, 0x5413, 0], RET_ALLOW);
+        check(&f, libc::SYS_ioctl, &[0, 0x541b, 0], RET_ALLOW);
         for nr in [
             libc::SYS_read,
             libc::SYS_openat,
