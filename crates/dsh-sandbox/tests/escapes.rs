@@ -479,13 +479,16 @@ fn open_files_limit(pid: u32) -> String {
 
 #[test]
 fn no_renice_nor_prlimit_of_a_process_outside() {
-    let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
-    let pid = sleeper.id();
-    let _kill = Guard(move || {
-        // SAFETY: kills the sleep spawned above (reaped by `wait` below or
-        // left to init when the test ends).
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    });
+    /// Killed and reaped when dropped, so its pid is never reused under us.
+    struct Sleeper(std::process::Child);
+    impl Drop for Sleeper {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut sleeper = Sleeper(Command::new("sleep").arg("30").spawn().unwrap());
+    let pid = sleeper.0.id();
     let (nice_before, limit_before) = (nice(pid), open_files_limit(pid));
     let dirs = Dirs::new();
     let out = sh(
@@ -495,9 +498,7 @@ fn no_renice_nor_prlimit_of_a_process_outside() {
     );
     assert_eq!(nice(pid), nice_before, "{}", text(&out));
     assert_eq!(open_files_limit(pid), limit_before, "{}", text(&out));
-    assert!(sleeper.try_wait().unwrap().is_none(), "{}", text(&out));
-    let _ = sleeper.kill();
-    let _ = sleeper.wait();
+    assert!(sleeper.0.try_wait().unwrap().is_none(), "{}", text(&out));
 }
 
 #[test]
