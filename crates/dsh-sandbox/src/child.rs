@@ -160,6 +160,45 @@ impl Default for ChildConfig {
     }
 }
 
+impl ChildConfig {
+    /// The configuration for `confinement`, entered with `ruleset`: the
+    /// network as the confinement says; where namespaces are available, the
+    /// protected names of each writable root (`.git`, `.claude`) that exist
+    /// bound read-only, and the root read-only but for the writable roots.
+    ///
+    /// A protected name that does not exist, or is a symbolic link (whose
+    /// target the bind would protect, not the name), is not bound: the
+    /// ruleset must then keep that root's own directory unwritable, as the
+    /// entry-by-entry ruleset does, or the command could create it.
+    pub fn for_confinement(
+        confinement: &crate::Confinement,
+        ruleset: Option<Arc<OwnedFd>>,
+    ) -> ChildConfig {
+        let namespaces = namespaces_available();
+        let mut config = ChildConfig {
+            ruleset,
+            network: !confinement.block_network,
+            ipc_namespace: namespaces,
+            ..ChildConfig::default()
+        };
+        if namespaces {
+            for root in &confinement.writable {
+                for name in &root.read_only_names {
+                    let p = root.path.join(name);
+                    if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.file_type().is_symlink()) {
+                        config.read_only_binds.push(p);
+                    }
+                }
+                if root.path.exists() {
+                    config.writable_paths.push(root.path.clone());
+                }
+            }
+            config.read_only_root = true;
+        }
+        config
+    }
+}
+
 /// The namespace part of a plan.
 #[derive(Debug, Clone)]
 struct Namespaces {

@@ -860,3 +860,46 @@ fn no_typing_into_the_callers_terminal() {
         assert_eq!(typed, b"id\n", "control: {}", text(&out));
     }
 }
+
+#[test]
+fn a_confinement_becomes_a_configuration() {
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(dirs.root().join(".git/hooks")).unwrap();
+    std::os::unix::fs::symlink("/etc", dirs.root().join(".claude")).unwrap();
+    let policy = SandboxPolicy::default();
+    let confinement = confine(&policy, &[dirs.root()], &dirs.tmp()).unwrap();
+    let config = ChildConfig::for_confinement(&confinement, None);
+    assert!(!config.network);
+    assert_eq!(config.read_only_binds, [dirs.root().join(".git")]);
+    assert_eq!(config.writable_paths, [dirs.root(), dirs.tmp()]);
+    assert!(config.read_only_root && config.ipc_namespace);
+    // The plan runs: the root is read-only but for the writable paths.
+    let victim = dirs.victim("v");
+    std::fs::set_permissions(&victim, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
+    let ruleset = confinement.ruleset(support()).unwrap();
+    let plan = ChildPlan::prepare(ChildConfig::for_confinement(
+        &confinement,
+        Some(Arc::new(ruleset)),
+    ))
+    .unwrap();
+    let out = sh(
+        Some(&plan),
+        &dirs,
+        &format!(
+            "chmod 777 {}; echo x > sub/ok; echo x > .git/hooks/no",
+            victim.display()
+        ),
+    );
+    assert_eq!(
+        std::fs::metadata(&victim).unwrap().mode() & 0o777,
+        0o640,
+        "{}",
+        text(&out)
+    );
+    assert!(dirs.root().join("sub/ok").exists(), "{}", text(&out));
+    assert!(
+        !dirs.root().join(".git/hooks/no").exists(),
+        "{}",
+        text(&out)
+    );
+}
