@@ -898,3 +898,37 @@ fn a_confinement_becomes_a_configuration() {
         text(&out)
     );
 }
+
+#[test]
+fn ordinary_commands_still_work() {
+    let dirs = Dirs::new();
+    let policy = SandboxPolicy::default();
+    let confinement = confine(&policy, &[dirs.root()], &dirs.tmp()).unwrap();
+    let ruleset = confinement.ruleset(support()).unwrap();
+    let plan = ChildPlan::prepare(ChildConfig::for_confinement(
+        &confinement,
+        Some(Arc::new(ruleset)),
+    ))
+    .unwrap();
+    // Pipelines and subshells (clone), threads, a subprocess through
+    // posix_spawn (clone3 refused, then clone), git, tar, ps, a FIFO.
+    let out = sh(
+        Some(&plan),
+        &dirs,
+        "set -e; cd sub; echo hello | tr a-z A-Z > up.txt; (cat up.txt); \
+         git init -q repo; cd repo; echo x > f; git add f; \
+         git -c user.name=t -c user.email=t@t commit -qm m; git log --oneline | wc -l; cd ..; \
+         tar cf t.tar up.txt; tar tf t.tar; ps -o comm= -p $$; mkfifo p; ls -l / > /dev/null; \
+         echo ok",
+    );
+    assert_eq!(stdout(&out), "HELLO\n1\nup.txt\nsh\nok\n", "{}", text(&out));
+    let out = py(
+        Some(&plan),
+        &dirs,
+        "import subprocess, threading\n\
+         t = threading.Thread(target=lambda: print('thread'))\nt.start(); t.join()\n\
+         print(subprocess.run(['echo', 'child'], capture_output=True, text=True).stdout.strip())\n\
+         a, b = socket.socketpair(); a.send(b'x'); print('pair', b.recv(1))",
+    );
+    assert_eq!(stdout(&out), "thread\nchild\npair b'x'\n", "{}", text(&out));
+}
