@@ -7,15 +7,21 @@
 //! as code between `fork` and `exec` of a multi-threaded process must. In
 //! this order:
 //!
-//! 1. **Mount (and IPC) namespace**, when paths are to be bound read-only or
-//!    the command gets its own System V IPC and message queues:
-//!    `unshare(CLONE_NEWNS [| CLONE_NEWIPC])` (as root; otherwise with
-//!    `CLONE_NEWUSER` too and an identity map of our own ids), every mount
-//!    made private, then each path bound onto itself and made read-only,
-//!    `nosuid` and `nodev`, submounts included (`mount_setattr` with
-//!    `AT_RECURSIVE`; a remount that keeps the locked flags on kernels
-//!    before 5.12). The binds hold at any depth beneath a writable root,
-//!    where Landlock, which only grants, cannot take a right back.
+//! 1. **Mount (and IPC) namespace**, when paths are to be bound read-only,
+//!    the root made read-only, or the command gets its own System V IPC and
+//!    message queues: `unshare(CLONE_NEWNS [| CLONE_NEWIPC])` (as root;
+//!    otherwise with `CLONE_NEWUSER` too and an identity map of our own
+//!    ids), every mount made private; with a read-only root, the writable
+//!    paths bound onto themselves, every mount made read-only
+//!    (`mount_setattr` with `AT_RECURSIVE`) and the binds of the writable
+//!    paths made writable again (their top mount only); then each path to
+//!    protect bound onto itself and made read-only, `nosuid` and `nodev`,
+//!    submounts included. The binds hold at any depth beneath a writable
+//!    root, where Landlock, which only grants, cannot take a right back.
+//!    A read-only root stops what Landlock does not govern: `chmod`,
+//!    `utimes`, `setxattr` of files outside the writable paths (which root,
+//!    owner of the system's files, could otherwise do without any
+//!    capability). Needs Linux 5.12 (`mount_setattr`).
 //! 2. **No inherited descriptors**: `close_range(3, ~0, CLOSE_RANGE_CLOEXEC)`,
 //!    so only standard input, output and error survive `exec` (the
 //!    Landlock ruleset stays usable until then).
@@ -123,6 +129,15 @@ pub struct ChildConfig {
     /// Paths bound read-only onto themselves in a private mount namespace.
     /// Each must exist.
     pub read_only_binds: Vec<PathBuf>,
+    /// Make every mount read-only in a private mount namespace but
+    /// `writable_paths`: then not even root's own files outside them can
+    /// change mode, times or extended attributes, which Landlock does not
+    /// govern (root owns the system's files).
+    pub read_only_root: bool,
+    /// What stays writable under `read_only_root` (the writable roots and
+    /// the temp directory). Mounts beneath them stay read-only, and a path
+    /// on a read-only mount is not made writable. Each must exist.
+    pub writable_paths: Vec<PathBuf>,
     /// Keep the capabilities the spawning process has (default: drop all).
     pub keep_capabilities: bool,
     /// Install the system-call filter where the kernel supports it
@@ -137,19 +152,51 @@ impl Default for ChildConfig {
             network: false,
             ipc_namespace: false,
             read_only_binds: Vec::new(),
+            read_only_root: false,
+            writable_paths: Vec::new(),
             keep_capabilities: false,
             seccomp: true,
         }
     }
 }
 
-/// A path to bind read-only, ready for the child.
-#[derive(Debug, Clone)]
-struct Bind {
-    path: CString,
-    /// `MS_NOEXEC`, `MS_NOATIME`, … of the mount it is on, which a remount
-    /// in a user namespace must keep.
-    keep_flags: libc::c_ulong,
+impl ChildConfig {
+    /// The configuration for `confinement`, entered with `ruleset`: the
+    /// network as the confinement says; where namespaces are available, the
+    /// protected names of each writable root (`.git`, `.claude`) that exist
+    /// bound read-only, and the root read-only but for the writable roots.
+    ///
+    /// A protected name that does not exist, or is a symbolic link (whose
+    /// target the bind would protect, not the name), is not bound: the
+    /// ruleset must then keep that root's own directory unwritable, as the
+    /// entry-by-entry ruleset does, or the command could create it.
+    pub fn for_confinement(
+        confinement: &crate::Confinement,
+        ruleset: Option<Arc<OwnedFd>>,
+    ) -> ChildConfig {
+        let namespaces = namespaces_available();
+        let mut config = ChildConfig {
+            ruleset,
+            network: !confinement.block_network,
+            ipc_namespace: namespaces,
+            ..ChildConfig::default()
+        };
+        if namespaces {
+            for root in &confinement.writable {
+                for name in &root.read_only_names {
+                    let p = root.path.join(name);
+                    if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.file_type().is_symlink()) {
+                        config.read_only_binds.push(p);
+                    }
+                }
+                if root.path.exists() {
+                    config.writable_paths.push(root.path.clone());
+                }
+            }
+            config.read_only_root = true;
+        }
+        config
+    }
 }
 
 /// The namespace part of a plan.
@@ -159,10 +206,25 @@ struct Namespaces {
     /// `uid_map` and `gid_map` contents when a user namespace is needed
     /// (not root).
     user: Option<(Vec<u8>, Vec<u8>)>,
-    binds: Vec<Bind>,
+    /// With a read-only root: the paths kept writable.
+    writable: Option<Vec<CString>>,
+    /// The paths bound read-only.
+    binds: Vec<CString>,
 }
 
 /// Everything a child does to confine itself, prepared before `fork`.
+///
+/// ```
+/// use dsh_sandbox::{ChildConfig, ChildPlan};
+///
+/// // No Landlock ruleset here: no capabilities, no inherited descriptors,
+/// // and (where the kernel has it) the filter with the network off.
+/// let plan = ChildPlan::prepare(ChildConfig::default()).unwrap();
+/// let mut cmd = std::process::Command::new("sh");
+/// cmd.args(["-c", "grep -q '^CapEff:.0000000000000000$' /proc/self/status"]);
+/// plan.attach_std(&mut cmd);
+/// assert!(cmd.status().unwrap().success());
+/// ```
 #[derive(Debug, Clone)]
 pub struct ChildPlan {
     ruleset: Option<Arc<OwnedFd>>,
@@ -226,16 +288,14 @@ fn cap_last() -> u32 {
         .unwrap_or(63)
 }
 
-/// The flags of the mount `path` is on that a remount must keep.
-fn locked_flags(path: &CStr) -> io::Result<libc::c_ulong> {
+/// The flags of the mount `path` is on (`ST_*` and `MS_*` share values).
+fn mount_flags(path: &CStr) -> io::Result<libc::c_ulong> {
     // SAFETY: an all-zero `statvfs` is a valid value of the plain C struct.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: `path` is NUL-terminated and `st` a valid, writable statvfs.
     let rc = unsafe { libc::statvfs(path.as_ptr(), &mut st) };
     check(rc.into())?;
-    // ST_* and MS_* share their values.
-    let keep = libc::MS_NOEXEC | libc::MS_NOATIME | libc::MS_NODIRATIME | libc::MS_RELATIME;
-    Ok(st.f_flag & keep)
+    Ok(st.f_flag)
 }
 
 impl ChildPlan {
@@ -249,24 +309,40 @@ impl ChildPlan {
     /// NUL, or the filter cannot be built.
     pub fn prepare(config: ChildConfig) -> io::Result<ChildPlan> {
         let namespaces_ok = namespaces_available();
-        if !config.read_only_binds.is_empty() && !namespaces_ok {
+        let mounts = !config.read_only_binds.is_empty() || config.read_only_root;
+        if mounts && !namespaces_ok {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 "read-only binds need a mount namespace, which this system does not give",
             ));
         }
+        let c_path = |p: &PathBuf| -> io::Result<(CString, libc::c_ulong)> {
+            let path = CString::new(p.as_os_str().as_bytes()).map_err(|_| {
+                io::Error::new(io::ErrorKind::InvalidInput, "a path holds a NUL byte")
+            })?;
+            let flags = mount_flags(&path).map_err(|e| {
+                io::Error::new(e.kind(), format!("cannot bind {}: {e}", p.display()))
+            })?;
+            Ok((path, flags))
+        };
         let ipc = config.ipc_namespace && namespaces_ok;
-        let namespaces = if ipc || !config.read_only_binds.is_empty() {
+        let namespaces = if ipc || mounts {
             let mut binds = Vec::new();
             for p in &config.read_only_binds {
-                let path = CString::new(p.as_os_str().as_bytes()).map_err(|_| {
-                    io::Error::new(io::ErrorKind::InvalidInput, "a path holds a NUL byte")
-                })?;
-                let keep_flags = locked_flags(&path).map_err(|e| {
-                    io::Error::new(e.kind(), format!("cannot bind {}: {e}", p.display()))
-                })?;
-                binds.push(Bind { path, keep_flags });
+                binds.push(c_path(p)?.0);
             }
+            let writable = if config.read_only_root {
+                let mut paths = Vec::new();
+                for p in &config.writable_paths {
+                    let (path, flags) = c_path(p)?;
+                    if flags & libc::MS_RDONLY == 0 {
+                        paths.push(path);
+                    }
+                }
+                Some(paths)
+            } else {
+                None
+            };
             let (uid, gid) = effective_ids();
             let user = (uid != 0).then(|| {
                 (
@@ -274,7 +350,12 @@ impl ChildPlan {
                     format!("{gid} {gid} 1\n").into_bytes(),
                 )
             });
-            Some(Namespaces { ipc, user, binds })
+            Some(Namespaces {
+                ipc,
+                user,
+                writable,
+                binds,
+            })
         } else {
             None
         };
@@ -437,43 +518,64 @@ fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
         write_file(c"/proc/self/gid_map", gid_map)?;
     }
     mount(None, c"/", libc::MS_REC | libc::MS_PRIVATE)?;
-    for b in &ns.binds {
-        mount(Some(&b.path), &b.path, libc::MS_BIND | libc::MS_REC)?;
-        let attr = MountAttr {
-            attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-            attr_clr: 0,
-            propagation: 0,
-            userns_fd: 0,
-        };
-        // SAFETY: the path is NUL-terminated and `attr` a valid mount_attr
-        // of the size passed.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_mount_setattr,
-                libc::AT_FDCWD,
-                b.path.as_ptr(),
-                AT_RECURSIVE,
-                &attr as *const MountAttr,
-                std::mem::size_of::<MountAttr>(),
-            )
-        };
-        if rc != 0 {
-            if io::Error::last_os_error().raw_os_error() != Some(libc::ENOSYS) {
-                return Err(io::Error::last_os_error());
-            }
-            mount(
-                None,
-                &b.path,
-                libc::MS_BIND
-                    | libc::MS_REMOUNT
-                    | libc::MS_RDONLY
-                    | libc::MS_NOSUID
-                    | libc::MS_NODEV
-                    | b.keep_flags,
-            )?;
+    if let Some(writable) = &ns.writable {
+        for p in writable {
+            mount(Some(p), p, libc::MS_BIND | libc::MS_REC)?;
+        }
+        mount_setattr(c"/", AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0)?;
+        for p in writable {
+            mount_setattr(p, 0, 0, MOUNT_ATTR_RDONLY)?;
         }
     }
-    Ok(())
+    for p in &ns.binds {
+        mount(Some(p), p, libc::MS_BIND | libc::MS_REC)?;
+        // Flags are only added: those a user namespace locks stay.
+        let set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+        mount_setattr(p, AT_RECURSIVE, set, 0)?;
+    }
+    reenter_cwd()
+}
+
+/// The working directory was entered before the binds: it still is the
+/// directory of the old mount (writable beneath a read-only bind, read-only
+/// beneath a writable one). Entered again by its path, it is the new one.
+fn reenter_cwd() -> io::Result<()> {
+    let mut buf = [0u8; libc::PATH_MAX as usize];
+    // SAFETY: `buf` is writable for its length.
+    let p = unsafe { libc::getcwd(buf.as_mut_ptr().cast(), buf.len()) };
+    if p.is_null() {
+        let e = io::Error::last_os_error();
+        // Removed already: nothing to write there through a mount.
+        if e.raw_os_error() == Some(libc::ENOENT) {
+            return Ok(());
+        }
+        return Err(e);
+    }
+    // SAFETY: `getcwd` wrote a NUL-terminated path into `buf`.
+    check(unsafe { libc::chdir(buf.as_ptr().cast()) }.into())
+}
+
+/// `mount_setattr(AT_FDCWD, path, flags, {set, clear})`.
+fn mount_setattr(path: &CStr, flags: libc::c_uint, set: u64, clear: u64) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: clear,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: the path is NUL-terminated and `attr` a valid mount_attr of
+    // the size passed.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    check(rc)
 }
 
 fn prctl(option: libc::c_int, arg: libc::c_ulong) -> libc::c_int {
@@ -618,11 +720,15 @@ fn probe_namespaces() -> bool {
     if unsafe { libc::unshare(flags) } != 0 {
         return false;
     }
+    // mount_setattr (Linux 5.12) makes the binds read-only, submounts
+    // included; a no-op change tells whether it is there.
     mount(None, c"/", libc::MS_REC | libc::MS_PRIVATE).is_ok()
+        && mount_setattr(c"/", AT_RECURSIVE, 0, 0).is_ok()
 }
 
-/// Whether commands can get a private mount and IPC namespace here (probed
-/// once, in a forked child). `DSH_SANDBOX_NO_NAMESPACES=1` says no (to try
+/// Whether commands can get a private mount and IPC namespace here, with
+/// `mount_setattr` (Linux 5.12) to make mounts read-only (probed once, in a
+/// forked child). `DSH_SANDBOX_NO_NAMESPACES=1` says no (to try
 /// the fallbacks).
 pub fn namespaces_available() -> bool {
     if std::env::var_os("DSH_SANDBOX_NO_NAMESPACES").is_some_and(|v| v == "1") {

@@ -31,6 +31,8 @@
 //!      `PER_LINUX`, and `io_uring_*` (its operations, `IORING_OP_SOCKET`
 //!      among them, would not pass through this filter);
 //!    * the kernel keyrings: `keyctl`, `add_key`, `request_key`;
+//!    * the terminal: `ioctl` `TIOCSTI` (typing into the caller's terminal)
+//!      and `TIOCLINUX`;
 //!    * System V IPC and POSIX message queues, unless the command has an
 //!      IPC namespace of its own;
 //!    * sockets: `socket` of `AF_PACKET`, of type `SOCK_RAW` and with
@@ -47,6 +49,11 @@
 //!
 //! Only x86_64 and aarch64 are supported; elsewhere
 //! [`SeccompFilters::build`] reports the filter unavailable.
+
+#![cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code, unused_imports)
+)]
 
 use crate::SandboxUnavailable;
 use seccompiler::{
@@ -91,7 +98,8 @@ pub fn arch_supported() -> bool {
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 // Classic BPF opcodes (linux/bpf_common.h) and seccomp return values.
-const BPF_LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
+/// `BPF_LD | BPF_W | BPF_ABS`.
+const BPF_LD_W_ABS: u16 = 0x20;
 const BPF_JMP_JEQ_K: u16 = 0x05 | 0x10;
 const BPF_JMP_JSET_K: u16 = 0x05 | 0x40;
 const BPF_RET_K: u16 = 0x06;
@@ -140,6 +148,7 @@ fn cond(arg: u8, len: Len, op: Op, value: u64) -> Result<Cond, seccompiler::Back
 }
 
 /// The calls refused whatever their arguments.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn always_denied(options: SeccompOptions) -> Vec<i64> {
     let mut calls = vec![
         libc::SYS_keyctl,
@@ -228,9 +237,14 @@ const CLONE_NAMESPACES: [u64; 7] = [
 /// `PER_LINUX`, the default personality.
 const PER_LINUX: u64 = 0;
 
+/// The `ioctl`s `TIOCSTI` and `TIOCLINUX` (the same on x86_64 and aarch64).
+const TIOCSTI: u64 = 0x5412;
+const TIOCLINUX: u64 = 0x541c;
+
 /// `IPPROTO_MPTCP`.
 const IPPROTO_MPTCP: u64 = 262;
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn denials(options: SeccompOptions) -> Result<Rules, seccompiler::BackendError> {
     let mut rules: Rules = always_denied(options)
         .into_iter()
@@ -288,6 +302,15 @@ fn denials(options: SeccompOptions) -> Result<Rules, seccompiler::BackendError> 
             dword(0, Op::Ne, 0xffff_ffff)?,
             dword(0, Op::Ne, PER_LINUX)?,
         ])?],
+    );
+    // Typing into the terminal the command shares with its caller, which
+    // would run once the command is gone.
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![dword(1, Op::Eq, TIOCSTI)?])?,
+            rule(vec![dword(1, Op::Eq, TIOCLINUX)?])?,
+        ],
     );
     if options.network {
         rules.insert(
@@ -349,6 +372,26 @@ impl SeccompFilters {
                 std::env::consts::ARCH
             )));
         };
+        Self::build_native(options, arch, audit)
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    fn build_native(
+        _: SeccompOptions,
+        _: TargetArch,
+        _: u32,
+    ) -> Result<SeccompFilters, SandboxUnavailable> {
+        Err(SandboxUnavailable(
+            "no system-call filter for this architecture".into(),
+        ))
+    }
+
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    fn build_native(
+        options: SeccompOptions,
+        arch: TargetArch,
+        audit: u32,
+    ) -> Result<SeccompFilters, SandboxUnavailable> {
         let rules = denials(options)
             .map_err(|e| SandboxUnavailable(format!("cannot build the system-call filter: {e}")))?;
         let denials = compile(rules, SeccompAction::Errno(libc::EPERM as u32), arch)?;
@@ -368,7 +411,7 @@ impl SeccompFilters {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod tests {
     use super::*;
 
@@ -616,6 +659,10 @@ mod tests {
         ] {
             check(&f, nr, &[0], EPERM);
         }
+        check(&f, libc::SYS_ioctl, &[0, TIOCSTI, 0], EPERM);
+        check(&f, libc::SYS_ioctl, &[0, TIOCLINUX, 0], EPERM);
+        check(&f, libc::SYS_ioctl, &[0, 0x5413, 0], RET_ALLOW);
+        check(&f, libc::SYS_ioctl, &[0, 0x541b, 0], RET_ALLOW);
         for nr in [
             libc::SYS_read,
             libc::SYS_openat,

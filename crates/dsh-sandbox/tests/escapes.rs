@@ -5,9 +5,9 @@
 //! changed. What a test creates is removed by a guard, also when an
 //! assertion fails.
 //!
-//! These run as root where they can (the CI machine is root): the point is
-//! that root inside the sandbox is held too. A test whose attack needs what
-//! the machine lacks says so and returns.
+//! These run as root, as CI and the developers' machines do: the point is
+//! that root inside the sandbox is held too (several controls, which show
+//! the attack works unconfined, need root).
 
 use dsh_sandbox::{confine, support, ChildConfig, ChildPlan, SandboxMode, SandboxPolicy};
 use std::ffi::CString;
@@ -343,39 +343,34 @@ fn no_removing_anothers_message_queue() {
     }
 }
 
-fn key_search(desc: &str) -> libc::c_long {
+/// The key `desc` in `keyring` (-4: the user's, -3: the session's), if any.
+fn key_search(keyring: i64, desc: &str) -> libc::c_long {
     let (ty, d) = (c"user", CString::new(desc).unwrap());
     // SAFETY: KEYCTL_SEARCH with valid strings.
-    unsafe {
-        libc::syscall(
-            libc::SYS_keyctl,
-            10, // KEYCTL_SEARCH
-            -4, // KEY_SPEC_USER_KEYRING
-            ty.as_ptr(),
-            d.as_ptr(),
-            0,
-        )
-    }
+    unsafe { libc::syscall(libc::SYS_keyctl, 10, keyring, ty.as_ptr(), d.as_ptr(), 0) }
 }
 
 #[test]
-fn no_keys_in_the_users_keyring() {
+fn no_keys_in_the_users_keyrings() {
     let desc = format!("dsh-escape-{}", std::process::id());
     let _rm = Guard(|| {
-        let id = key_search(&desc);
-        if id > 0 {
-            // SAFETY: KEYCTL_UNLINK of the key just found.
-            unsafe { libc::syscall(libc::SYS_keyctl, 9, id, -4) };
+        for keyring in [-4, -3] {
+            let id = key_search(keyring, &desc);
+            if id > 0 {
+                // SAFETY: KEYCTL_UNLINK of the key just found.
+                unsafe { libc::syscall(libc::SYS_keyctl, 9, id, keyring) };
+            }
         }
     });
     let dirs = Dirs::new();
     let script = format!(
-        "r = libc.syscall({}, b'user', b'{desc}', b'y', 1, -4)\nprint('refused' if r < 0 else 'added', ctypes.get_errno())",
+        "for ring in (-4, -3):\n    r = libc.syscall({}, b'user', b'{desc}', b'y', 1, ring)\n    print('refused' if r < 0 else 'added', ctypes.get_errno())",
         libc::SYS_add_key
     );
     let out = py(Some(&plan(&dirs)), &dirs, &script);
-    assert!(stdout(&out).contains("refused"), "{}", text(&out));
-    assert!(key_search(&desc) < 0, "{}", text(&out));
+    assert_eq!(stdout(&out).matches("refused").count(), 2, "{}", text(&out));
+    assert!(key_search(-4, &desc) < 0, "{}", text(&out));
+    assert!(key_search(-3, &desc) < 0, "{}", text(&out));
 }
 
 /// Whether `listener` got a connection.
@@ -479,13 +474,16 @@ fn open_files_limit(pid: u32) -> String {
 
 #[test]
 fn no_renice_nor_prlimit_of_a_process_outside() {
-    let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
-    let pid = sleeper.id();
-    let _kill = Guard(move || {
-        // SAFETY: kills the sleep spawned above (reaped by `wait` below or
-        // left to init when the test ends).
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    });
+    /// Killed and reaped when dropped, so its pid is never reused under us.
+    struct Sleeper(std::process::Child);
+    impl Drop for Sleeper {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut sleeper = Sleeper(Command::new("sleep").arg("30").spawn().unwrap());
+    let pid = sleeper.0.id();
     let (nice_before, limit_before) = (nice(pid), open_files_limit(pid));
     let dirs = Dirs::new();
     let out = sh(
@@ -495,9 +493,7 @@ fn no_renice_nor_prlimit_of_a_process_outside() {
     );
     assert_eq!(nice(pid), nice_before, "{}", text(&out));
     assert_eq!(open_files_limit(pid), limit_before, "{}", text(&out));
-    assert!(sleeper.try_wait().unwrap().is_none(), "{}", text(&out));
-    let _ = sleeper.kill();
-    let _ = sleeper.wait();
+    assert!(sleeper.0.try_wait().unwrap().is_none(), "{}", text(&out));
 }
 
 #[test]
@@ -553,13 +549,34 @@ fn the_machine_stays_as_it_was() {
         let _ = std::fs::write("/proc/sys/kernel/hostname", hostname.trim());
         let _ = std::fs::write("/proc/sys/kernel/ctrl-alt-del", cad.trim());
     });
+    let esterror_now = || {
+        // SAFETY: an all-zero timex is valid; modes 0 only reads.
+        let mut t: libc::timex = unsafe { std::mem::zeroed() };
+        // SAFETY: `t` is a valid, writable timex.
+        unsafe { libc::adjtimex(&mut t) };
+        t.esterror
+    };
+    // The estimated error is informational only; a value it does not have.
+    let before = esterror_now();
+    let wanted = before + 4242;
+    let _esterror = Guard(move || {
+        if esterror_now() == wanted {
+            // SAFETY: an all-zero timex is valid; ADJ_ESTERROR sets only the
+            // informational estimated error back.
+            let mut t: libc::timex = unsafe { std::mem::zeroed() };
+            t.modes = libc::ADJ_ESTERROR;
+            t.esterror = before;
+            // SAFETY: `t` is a valid, writable timex.
+            unsafe { libc::adjtimex(&mut t) };
+        }
+    });
     let esterror = std::mem::offset_of!(libc::timex, esterror);
     let size = std::mem::size_of::<libc::timex>();
     let script = format!(
         "import struct\n\
          r = libc.syscall({reboot}, 0xfee1dead, 672274793, 0, None)\nprint('reboot', r, ctypes.get_errno())\n\
          r = libc.sethostname(b'escaped', 7)\nprint('sethostname', r, ctypes.get_errno())\n\
-         t = ctypes.create_string_buffer({size})\nstruct.pack_into('i', t, 0, 8)\nstruct.pack_into('l', t, {esterror}, 4242)\n\
+         t = ctypes.create_string_buffer({size})\nstruct.pack_into('i', t, 0, 8)\nstruct.pack_into('l', t, {esterror}, {wanted})\n\
          r = libc.adjtimex(t)\nprint('adjtimex', r, ctypes.get_errno())",
         reboot = libc::SYS_reboot
     );
@@ -579,11 +596,7 @@ fn the_machine_stays_as_it_was() {
         std::fs::read_to_string("/proc/sys/kernel/ctrl-alt-del").unwrap(),
         cad
     );
-    // SAFETY: an all-zero timex is valid; modes 0 only reads.
-    let mut t: libc::timex = unsafe { std::mem::zeroed() };
-    // SAFETY: `t` is a valid, writable timex.
-    unsafe { libc::adjtimex(&mut t) };
-    assert_ne!(t.esterror, 4242, "{}", text(&out));
+    assert_ne!(esterror_now(), wanted, "{}", text(&out));
 }
 
 #[test]
@@ -677,7 +690,8 @@ fn a_read_only_bind_holds_at_any_depth() {
         &dirs,
         &format!(
             "echo x > {0}/hooks/pre-commit; echo x > {0}/objects/ab/cd; echo x > {0}/config; \
-             mv {0} {1}/moved; rm -rf {0}; echo notes > {1}/notes.md",
+             echo x > .git/hooks/relative; mv {0} {1}/moved; rm -rf {0}; echo notes > {1}/notes.md; \
+             echo rel > relative.md",
             git.display(),
             dirs.root().display()
         ),
@@ -686,6 +700,9 @@ fn a_read_only_bind_holds_at_any_depth() {
     assert!(!git.join("objects/ab/cd").exists(), "{}", text(&out));
     assert!(!git.join("config").exists(), "{}", text(&out));
     assert!(git.join("hooks").is_dir(), "{}", text(&out));
+    // Through the working directory, entered before the bind, too.
+    assert!(!git.join("hooks/relative").exists(), "{}", text(&out));
+    assert!(dirs.root().join("relative.md").exists(), "{}", text(&out));
     assert_eq!(
         std::fs::read_to_string(dirs.root().join("notes.md")).unwrap_or_default(),
         "notes\n",
@@ -710,4 +727,208 @@ fn a_read_only_bind_cannot_be_undone() {
     );
     assert!(!stdout(&out).contains("wrote"), "{}", text(&out));
     assert!(!git.join("hooks/post-checkout").exists(), "{}", text(&out));
+}
+
+#[test]
+fn a_read_only_root_stops_metadata_changes_outside() {
+    let dirs = Dirs::new();
+    let victim = dirs.victim("v");
+    std::fs::set_permissions(&victim, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let mtime = std::fs::metadata(&victim).unwrap().mtime();
+    let attack = format!(
+        "chmod 4777 {0}; touch -d 2001-01-01 {0}; setfattr -n user.x -v 1 {0}; \
+         echo made > {1}/sub/inside; echo made > {2}/t; cat {1}/sub/inside {2}/t",
+        victim.display(),
+        dirs.root().display(),
+        dirs.tmp().display()
+    );
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o7777;
+    // Landlock alone leaves the owner's metadata changes open (root owns
+    // the system's files).
+    let out = sh(Some(&plan(&dirs)), &dirs, &attack);
+    let opened = mode(&victim) != 0o600;
+    let _ = std::fs::set_permissions(&victim, std::os::unix::fs::PermissionsExt::from_mode(0o600));
+    assert!(opened, "Landlock now governs chmod: {}", text(&out));
+    let _ = Command::new("setfattr")
+        .args(["-x", "user.x"])
+        .arg(&victim)
+        .stderr(std::process::Stdio::null())
+        .status();
+    let mtime = std::fs::metadata(&victim)
+        .map(|m| m.mtime())
+        .unwrap_or(mtime);
+    let ro = plan_with(&dirs, |c| {
+        c.read_only_root = true;
+        c.writable_paths = vec![dirs.root(), dirs.tmp()];
+    });
+    assert!(ro.namespaces());
+    let out = sh(Some(&ro), &dirs, &attack);
+    assert_eq!(mode(&victim), 0o600, "{}", text(&out));
+    assert_eq!(
+        std::fs::metadata(&victim).unwrap().mtime(),
+        mtime,
+        "{}",
+        text(&out)
+    );
+    assert!(!has_xattr(&victim, "user.x"), "{}", text(&out));
+    // What Landlock allows still works: the writable paths stay writable.
+    assert_eq!(stdout(&out), "made\nmade\n", "{}", text(&out));
+    // And nothing else did: writes to /dev/null work, the root is read-only.
+    let out = sh(
+        Some(&ro),
+        &dirs,
+        "echo x > /dev/null && echo null-ok; touch /etc/dsh-escape-probe 2>&1",
+    );
+    assert!(stdout(&out).contains("null-ok"), "{}", text(&out));
+    assert!(!Path::new("/etc/dsh-escape-probe").exists());
+}
+
+#[test]
+fn a_working_directory_inside_a_read_only_bind_is_read_only() {
+    let (dirs, git, plan) = project();
+    let mut cmd = Command::new("/bin/sh");
+    cmd.args(["-c", "echo x > hooks/from-inside; echo x > ./config"])
+        .current_dir(&git);
+    plan.attach_std(&mut cmd);
+    let out = cmd.output().unwrap();
+    assert!(!git.join("hooks/from-inside").exists(), "{}", text(&out));
+    assert!(!git.join("config").exists(), "{}", text(&out));
+    drop(dirs);
+}
+
+/// Runs `script` (python) with a new pseudo-terminal as its controlling
+/// terminal and standard input, confined by `plan`; returns what waits in
+/// the terminal's input afterwards.
+fn typed_into_terminal(plan: Option<&ChildPlan>, dirs: &Dirs, script: &str) -> (Output, Vec<u8>) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: two valid out-pointers; no name, termios or size asked for.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0);
+    // SAFETY: both descriptors were just opened and are owned here.
+    let (_master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = Command::new(python());
+    cmd.arg("-c")
+        .arg(script)
+        .current_dir(dirs.root())
+        .stdin(slave.try_clone().unwrap());
+    // SAFETY: setsid and ioctl are async-signal-safe and allocate nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    if let Some(plan) = plan {
+        plan.attach_std(&mut cmd);
+    }
+    let out = cmd.output().unwrap();
+    // SAFETY: `slave` is open; O_NONBLOCK so an empty queue does not block.
+    unsafe { libc::fcntl(slave.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+    let mut buf = [0u8; 64];
+    // SAFETY: `buf` is writable for its length.
+    let n = unsafe { libc::read(slave.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+    (out, buf[..n.max(0) as usize].to_vec())
+}
+
+#[test]
+fn no_typing_into_the_callers_terminal() {
+    let dirs = Dirs::new();
+    let script = "import fcntl, termios\ntry:\n    for c in b'id\\n':\n        fcntl.ioctl(0, termios.TIOCSTI, bytes([c]))\n    print('typed')\nexcept OSError as e:\n    print('refused', e.errno)";
+    let (out, typed) = typed_into_terminal(Some(&plan(&dirs)), &dirs, script);
+    assert!(stdout(&out).contains("refused"), "{}", text(&out));
+    assert!(typed.is_empty(), "{typed:?}: {}", text(&out));
+    // The attack is real where the kernel still allows TIOCSTI.
+    if std::fs::read_to_string("/proc/sys/dev/tty/legacy_tiocsti").is_ok_and(|v| v.trim() == "1") {
+        let (out, typed) = typed_into_terminal(None, &dirs, script);
+        assert_eq!(typed, b"id\n", "control: {}", text(&out));
+    }
+}
+
+#[test]
+fn a_confinement_becomes_a_configuration() {
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(dirs.root().join(".git/hooks")).unwrap();
+    std::os::unix::fs::symlink("/etc", dirs.root().join(".claude")).unwrap();
+    let policy = SandboxPolicy::default();
+    let confinement = confine(&policy, &[dirs.root()], &dirs.tmp()).unwrap();
+    let config = ChildConfig::for_confinement(&confinement, None);
+    assert!(!config.network);
+    assert_eq!(config.read_only_binds, [dirs.root().join(".git")]);
+    assert_eq!(config.writable_paths, [dirs.root(), dirs.tmp()]);
+    assert!(config.read_only_root && config.ipc_namespace);
+    // The plan runs: the root is read-only but for the writable paths.
+    let victim = dirs.victim("v");
+    std::fs::set_permissions(&victim, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
+    let ruleset = confinement.ruleset(support()).unwrap();
+    let plan = ChildPlan::prepare(ChildConfig::for_confinement(
+        &confinement,
+        Some(Arc::new(ruleset)),
+    ))
+    .unwrap();
+    let out = sh(
+        Some(&plan),
+        &dirs,
+        &format!(
+            "chmod 777 {}; echo x > sub/ok; echo x > .git/hooks/no",
+            victim.display()
+        ),
+    );
+    assert_eq!(
+        std::fs::metadata(&victim).unwrap().mode() & 0o777,
+        0o640,
+        "{}",
+        text(&out)
+    );
+    assert!(dirs.root().join("sub/ok").exists(), "{}", text(&out));
+    assert!(
+        !dirs.root().join(".git/hooks/no").exists(),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn ordinary_commands_still_work() {
+    let dirs = Dirs::new();
+    let policy = SandboxPolicy::default();
+    let confinement = confine(&policy, &[dirs.root()], &dirs.tmp()).unwrap();
+    let ruleset = confinement.ruleset(support()).unwrap();
+    let plan = ChildPlan::prepare(ChildConfig::for_confinement(
+        &confinement,
+        Some(Arc::new(ruleset)),
+    ))
+    .unwrap();
+    // Pipelines and subshells (clone), threads, a subprocess through
+    // posix_spawn (clone3 refused, then clone), git, tar, ps, a FIFO.
+    let out = sh(
+        Some(&plan),
+        &dirs,
+        "set -e; cd sub; echo hello | tr a-z A-Z > up.txt; (cat up.txt); \
+         git init -q repo; cd repo; echo x > f; git add f; \
+         git -c user.name=t -c user.email=t@t commit -qm m; git log --oneline | wc -l; cd ..; \
+         tar cf t.tar up.txt; tar tf t.tar; ps -o comm= -p $$; mkfifo p; ls -l / > /dev/null; \
+         echo ok",
+    );
+    assert_eq!(stdout(&out), "HELLO\n1\nup.txt\nsh\nok\n", "{}", text(&out));
+    let out = py(
+        Some(&plan),
+        &dirs,
+        "import subprocess, threading\n\
+         t = threading.Thread(target=lambda: print('thread'))\nt.start(); t.join()\n\
+         print(subprocess.run(['echo', 'child'], capture_output=True, text=True).stdout.strip())\n\
+         a, b = socket.socketpair(); a.send(b'x'); print('pair', b.recv(1))",
+    );
+    assert_eq!(stdout(&out), "thread\nchild\npair b'x'\n", "{}", text(&out));
 }

@@ -300,16 +300,46 @@ fn sandbox_status(json: bool) -> ExitCode {
         6 => "6 or newer".to_owned(),
         n => n.to_string(),
     };
+    let namespaces = if status.namespaces {
+        "enforced: .git and .claude bound read-only at any depth; writes in the project root allowed"
+    } else {
+        "not available: fallback, Landlock entry by entry (nothing new directly in the project root)"
+    };
+    let seccomp = if status.seccomp {
+        "enforced: every socket with the network off (UDP, DNS, netlink, named UNIX sockets; \
+         socketpair works), and always namespaces, mounts, device nodes, keyrings, System V IPC \
+         and message queues (unless private), other processes' priority and limits, clock, \
+         hostname, reboot, modules, io_uring"
+    } else {
+        "not available: UDP and named UNIX sockets stay open with the network off"
+    };
+    let not_blocked = if status.seccomp {
+        "mode, times and user.* attributes of files the user owns outside the roots, \
+         CPU and memory exhaustion, reads"
+    } else {
+        "UDP, named UNIX sockets the rules allow, mode, times and user.* attributes of files \
+         the user owns outside the roots, CPU and memory exhaustion, reads"
+    };
     let text = format!(
         "Landlock ABI: {abi}\n\
          files (read-only, workspace-write; ABI 3): {}\n\
          TCP connect and bind (network: false; ABI 4): {}\n\
          abstract UNIX sockets and signals scoped (ABI 6): {}\n\
+         mount namespace: {namespaces}\n\
+         system-call filter (seccomp): {seccomp}\n\
+         capabilities: {}\n\
+         inherited descriptors: closed at exec (close_range), only standard input, output and error pass\n\
          modes: {}\n\
-         not blocked by any mode: UDP, already-open descriptors, named UNIX sockets the rules allow, reads\n",
+         not blocked by any mode: {not_blocked}\n",
         yes(status.files),
         yes(status.tcp),
         yes(status.scoping),
+        if status.capabilities_dropped {
+            "all dropped, root inside keeps uid 0 but no capability (no chown, immutable flags, \
+             trusted.* attributes, device nodes, network configuration)"
+        } else {
+            "kept"
+        },
         status.modes.join(", ")
     );
     let _ = io::stdout().write_all(text.as_bytes());
