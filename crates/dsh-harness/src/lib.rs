@@ -46,7 +46,7 @@
 
 use dsh_mcp::{Proxy, ProxyError, ProxyOptions, UpstreamConfig};
 use dsh_policy::{Approver, Evaluation, Mode, PermissionMiddleware, Settings, UnknownMode};
-use dsh_tool_bash::{register_bash_tools, Executor, ExecutorConfig};
+use dsh_tool_bash::{register_bash_tools, Executor, ExecutorConfig, ReadDenialsSource};
 use dsh_tools::ToolRegistry;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -229,11 +229,6 @@ impl Pipeline {
             .as_ref()
             .is_some_and(|s| s.mode != dsh_sandbox::SandboxMode::DangerFullAccess)
             || (config.confine_read_only && dsh_sandbox::support().scoping());
-        let executor = Executor::new(config).map_err(HarnessError::Executor)?;
-        let registry = ToolRegistry::new();
-        if !options.no_builtin_tools {
-            register_bash_tools(&registry, &executor).map_err(HarnessError::Register)?;
-        }
         let mode = settings.effective_mode(options.mode)?;
         if !settings.ignored.is_empty() {
             use std::io::Write;
@@ -252,6 +247,27 @@ impl Pipeline {
             policy = policy.with_sandbox(settings.sandbox_escalation.unwrap_or(true));
         }
         let permissions = PermissionMiddleware::new(policy);
+        // The kernel keeps what `Read` deny rules name from being read, as
+        // the rules stand at each call (*reject always* adds some).
+        let mut config = config;
+        config.read_denials = Some({
+            let permissions = permissions.clone();
+            ReadDenialsSource::new(move || {
+                permissions
+                    .read_denial_paths()
+                    .map(|paths| dsh_sandbox::ReadDenials {
+                        literal: paths.literal.clone(),
+                        search: paths.search.clone(),
+                        key: paths.key().to_owned(),
+                        matcher: Arc::new(move |p: &Path| paths.is_denied(p)),
+                    })
+            })
+        });
+        let executor = Executor::new(config).map_err(HarnessError::Executor)?;
+        let registry = ToolRegistry::new();
+        if !options.no_builtin_tools {
+            register_bash_tools(&registry, &executor).map_err(HarnessError::Register)?;
+        }
         // Hooks are outside the permission layer: a PreToolUse hook's
         // decision reaches it with the call.
         let hooks = dsh_hooks::Hooks::from_settings(&settings)?;

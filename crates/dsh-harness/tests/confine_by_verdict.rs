@@ -222,4 +222,8 @@ async fn a_read_deny_rule_is_held_by_the_kernel_whatever_the_verdict() {
         .text();
     assert!(!text.contains("hunter2"), "{text}");
     assert!(text.contains("Permission denied"), "{text}");
+    assert!(
+        text.contains("[sandbox: reading .env is denied: a Read deny rule names it]"),
+        "{text}"
+    );
 }

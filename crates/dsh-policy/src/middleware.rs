@@ -100,6 +100,12 @@ impl PermissionMiddleware {
         read(&self.state.policy).clone()
     }
 
+    /// What the `Read` deny rules name now, for a sandbox to keep unread
+    /// (`None` when no such rule exists).
+    pub fn read_denial_paths(&self) -> Option<crate::ReadDenialPaths> {
+        read(&self.state.policy).read_denial_paths()
+    }
+
     /// Adds a configured rule.
     pub fn add_rule(&self, list: RuleList, rule: Rule) {
         write(&self.state.policy).add_rule(list, rule);

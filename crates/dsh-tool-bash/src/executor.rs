@@ -508,9 +508,7 @@ fn sandbox_note(
         .collect()
     });
     let escalate = "to run it unconfined, call again with sandbox_permissions: \"require_escalated\" and a justification";
-    let read_denied = |path: &str| {
-        denials.is_some_and(|d| (d.matcher)(&lexical(&cwd.join(path))))
-    };
+    let read_denied = |path: &str| denials.is_some_and(|d| (d.matcher)(&lexical(&cwd.join(path))));
     for text in [stderr, stdout] {
         for (i, re) in patterns.iter().enumerate() {
             let Some(caps) = re.captures(text) else {
@@ -1301,14 +1299,27 @@ impl Inner {
         confinement.read_denials = denials;
         let _ = fs::create_dir_all(&temp);
         let layout = self.layout(&confinement)?;
-        let binds = !layout.read_only_binds.is_empty();
+        let namespace = confinement.namespaces;
         let plan = dsh_sandbox::ChildPlan::prepare(dsh_sandbox::ChildConfig {
             ruleset: Some(layout.ruleset),
             network: policy.network,
-            // A mount namespace is entered anyway: System V IPC and message
-            // queues of its own come at no extra cost.
-            ipc_namespace: binds,
+            // In a mount namespace of its own, every mount is read-only but
+            // the writable roots (so no mode, time or attribute changes of
+            // files outside them either), and System V IPC and message
+            // queues are the command's own.
+            ipc_namespace: namespace,
             read_only_binds: layout.read_only_binds,
+            read_only_root: namespace,
+            writable_paths: if namespace {
+                confinement
+                    .writable
+                    .iter()
+                    .map(|w| w.path.clone())
+                    .filter(|p| p.exists())
+                    .collect()
+            } else {
+                Vec::new()
+            },
             ..dsh_sandbox::ChildConfig::default()
         })
         .map_err(|e| sandbox_unavailable(&e.to_string()))?;
@@ -1344,7 +1355,10 @@ impl Inner {
 
     /// The files `Read` deny rules name, as the permission layer has them now.
     fn read_denials(&self) -> Option<dsh_sandbox::ReadDenials> {
-        self.config.read_denials.as_ref().and_then(|source| source.get())
+        self.config
+            .read_denials
+            .as_ref()
+            .and_then(|source| source.get())
     }
 
     /// The cached layout of `confinement`; a walk over its bound fails the

@@ -54,7 +54,8 @@ mod watchdog;
 pub use contain::Containment;
 pub use error::{ErrorKind, ExecError};
 pub use executor::{
-    Confine, Executor, ExecutorConfig, Exit, RunOutput, RunRequest, KEPT_SPILL_LIFETIME,
+    Confine, Executor, ExecutorConfig, Exit, ReadDenialsSource, RunOutput, RunRequest,
+    KEPT_SPILL_LIFETIME,
 };
 pub use output::{SpillFile, StreamOutput};
 pub use task::TaskId;

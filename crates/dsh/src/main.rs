@@ -300,10 +300,19 @@ fn sandbox_status(json: bool) -> ExitCode {
         6 => "6 or newer".to_owned(),
         n => n.to_string(),
     };
-    let namespaces = if status.namespaces {
-        "enforced: .git and .claude bound read-only at any depth; writes in the project root allowed"
+    let root_writes = if status.namespaces {
+        "mount namespace (.git, .claude, .vscode and .idea bound read-only at any depth; \
+         new files in the project root allowed, new directories not; every other mount \
+         read-only, so no mode, time or attribute change outside the roots)"
     } else {
-        "not available: fallback, Landlock entry by entry (nothing new directly in the project root)"
+        "entry by entry (fallback: no mount namespace here; nothing new directly in the \
+         project root or beside a protected entry)"
+    };
+    let hold = if status.scoping {
+        "enforced: a call allowed only because it was judged read-only (and every call in \
+         plan mode) runs read-only with the network off, unless sandbox.confineReadOnly is false"
+    } else {
+        "not available: such calls run as the settings say (this kernel cannot confine)"
     };
     let seccomp = if status.seccomp {
         "enforced: every socket with the network off (UDP, DNS, netlink, named UNIX sockets; \
@@ -313,19 +322,26 @@ fn sandbox_status(json: bool) -> ExitCode {
     } else {
         "not available: UDP and named UNIX sockets stay open with the network off"
     };
-    let not_blocked = if status.seccomp {
-        "mode, times and user.* attributes of files the user owns outside the roots, \
-         CPU and memory exhaustion, reads"
-    } else {
-        "UDP, named UNIX sockets the rules allow, mode, times and user.* attributes of files \
-         the user owns outside the roots, CPU and memory exhaustion, reads"
+    let not_blocked = match (status.seccomp, status.namespaces) {
+        (true, true) => "CPU and memory exhaustion, reads no deny rule names",
+        (true, false) => {
+            "mode, times and user.* attributes of files the user owns outside the roots, \
+             CPU and memory exhaustion, reads no deny rule names"
+        }
+        _ => {
+            "UDP, named UNIX sockets the rules allow, mode, times and user.* attributes of \
+             files the user owns outside the roots, CPU and memory exhaustion, reads no deny \
+             rule names"
+        }
     };
     let text = format!(
         "Landlock ABI: {abi}\n\
          files (read-only, workspace-write; ABI 3): {}\n\
          TCP connect and bind (network: false; ABI 4): {}\n\
          abstract UNIX sockets and signals scoped (ABI 6): {}\n\
-         mount namespace: {namespaces}\n\
+         writes in the project root: {root_writes}\n\
+         read-only by verdict: {hold}\n\
+         read deny rules: {}\n\
          system-call filter (seccomp): {seccomp}\n\
          capabilities: {}\n\
          inherited descriptors: closed at exec (close_range), only standard input, output and error pass\n\
@@ -334,6 +350,12 @@ fn sandbox_status(json: bool) -> ExitCode {
         yes(status.files),
         yes(status.tcp),
         yes(status.scoping),
+        if status.files {
+            "held by Landlock for every call but an approved escalation (files found by a \
+             walk of the working directories, at most 200 000 entries)"
+        } else {
+            "held by the rules alone (no Landlock here)"
+        },
         if status.capabilities_dropped {
             "all dropped, root inside keeps uid 0 but no capability (no chown, immutable flags, \
              trusted.* attributes, device nodes, network configuration)"

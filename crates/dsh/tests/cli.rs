@@ -1180,7 +1180,11 @@ fn sandbox_status_says_what_this_machine_enforces() {
         text.contains("system-call filter (seccomp): enforced: every socket with the network off"),
         "{text}"
     );
-    assert!(text.contains("mount namespace: enforced"), "{text}");
+    assert!(
+        text.contains("writes in the project root: mount namespace"),
+        "{text}"
+    );
+    assert!(text.contains("read-only by verdict: enforced"), "{text}");
     // An older kernel, as DSH_SANDBOX_ABI pretends: said so.
     let out = Command::new(env!("CARGO_BIN_EXE_dsh"))
         .args(["sandbox", "status", "--json"])

@@ -25,8 +25,11 @@ impl Project {
         }
         std::fs::write(dir.join("proj/.git/config"), "[core]\n").unwrap();
         // A submodule's pointer file.
-        std::fs::write(dir.join("proj/vendor/lib/.git"), "gitdir: ../../.git/modules/lib\n")
-            .unwrap();
+        std::fs::write(
+            dir.join("proj/vendor/lib/.git"),
+            "gitdir: ../../.git/modules/lib\n",
+        )
+        .unwrap();
         std::fs::write(dir.join("proj/README"), "hi\n").unwrap();
         let settings = json!({
             "permissions": {"allow": ["Bash"]},
@@ -44,7 +47,15 @@ impl Project {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_dsh"));
         cmd.env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
             .current_dir(self.proj())
-            .args(["call", "--no-user-settings", "--settings-only", "--settings"])
+            .args([
+                "call",
+                // Every ask allowed once, as by someone who does not look:
+                // the settings' sandbox is what holds.
+                "--yes",
+                "--no-user-settings",
+                "--settings-only",
+                "--settings",
+            ])
             .arg(self.0.join("settings.json"))
             .arg("bash")
             .arg(json!({ "command": command }).to_string())
@@ -72,7 +83,10 @@ impl Drop for Project {
 }
 
 fn text(result: &Value) -> String {
-    result["content"][0]["text"].as_str().unwrap_or("").to_owned()
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
 }
 
 fn status(fallback: bool) -> String {
@@ -103,11 +117,20 @@ fn protected_everywhere(p: &Project, fallback: bool) {
     for (line, gone_or_made) in [
         ("echo evil > .git/hooks/pre-commit", ".git/hooks/pre-commit"),
         ("echo '[core] fsmonitor=evil' >> .git/config", ""),
-        ("mkdir .claude && echo {} > .claude/settings.json", ".claude"),
+        (
+            "mkdir .claude && echo {} > .claude/settings.json",
+            ".claude",
+        ),
         ("mkdir .vscode", ".vscode"),
         ("mkdir .idea", ".idea"),
-        ("echo {} > sub/.claude/settings.json", "sub/.claude/settings.json"),
-        ("echo {} > sub/deeper/.vscode/tasks.json", "sub/deeper/.vscode/tasks.json"),
+        (
+            "echo {} > sub/.claude/settings.json",
+            "sub/.claude/settings.json",
+        ),
+        (
+            "echo {} > sub/deeper/.vscode/tasks.json",
+            "sub/deeper/.vscode/tasks.json",
+        ),
         ("echo 'gitdir: /tmp/evil' > vendor/lib/.git", ""),
         ("rm -rf .git", ""),
         ("mv .git moved-git", "moved-git"),
@@ -132,7 +155,10 @@ fn protected_everywhere(p: &Project, fallback: bool) {
             "gitdir: ../../.git/modules/lib\n",
             "fallback={fallback}: {line}"
         );
-        assert!(proj.join("sub/.claude").is_dir(), "fallback={fallback}: {line}");
+        assert!(
+            proj.join("sub/.claude").is_dir(),
+            "fallback={fallback}: {line}"
+        );
     }
 }
 
@@ -161,7 +187,10 @@ fn the_mount_namespace_makes_the_root_writable_and_keeps_git_read_only() {
         text(&r)
     );
     // The binds cannot be undone from inside.
-    let r = p.call("umount .git; mount -o remount,rw .git; echo evil > .git/hooks/x", false);
+    let r = p.call(
+        "umount .git; mount -o remount,rw .git; echo evil > .git/hooks/x",
+        false,
+    );
     assert!(!exists(&p.proj().join(".git/hooks/x")), "{}", text(&r));
     protected_everywhere(&p, false);
 }
