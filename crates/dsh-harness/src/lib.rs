@@ -221,14 +221,12 @@ impl Pipeline {
                 .collect(),
             ..executor_config(&settings, &cwd)
         };
-        // Calls run confined when the settings say so, and when the kernel
-        // holds read-only what runs on the analysis's word alone: either
-        // way a call may ask to run outside.
         let sandboxed = config
             .sandbox
             .as_ref()
-            .is_some_and(|s| s.mode != dsh_sandbox::SandboxMode::DangerFullAccess)
-            || (config.confine_read_only && dsh_sandbox::support().scoping());
+            .is_some_and(|s| s.mode != dsh_sandbox::SandboxMode::DangerFullAccess);
+        // The kernel holds read-only what runs on the analysis's word alone.
+        let holds_reads = config.confine_read_only && dsh_sandbox::support().scoping();
         let mode = settings.effective_mode(options.mode)?;
         if !settings.ignored.is_empty() {
             use std::io::Write;
@@ -243,8 +241,13 @@ impl Pipeline {
         let mut policy = settings
             .policy(cwd.clone(), Some(mode))
             .with_additional_directories(&options.add_dirs);
+        // Either way a confined call may ask to run outside.
+        let escalation = settings.sandbox_escalation.unwrap_or(true);
         if sandboxed {
-            policy = policy.with_sandbox(settings.sandbox_escalation.unwrap_or(true));
+            policy = policy.with_sandbox(escalation);
+        }
+        if holds_reads {
+            policy = policy.with_read_only_hold(escalation);
         }
         let permissions = PermissionMiddleware::new(policy);
         // The kernel keeps what `Read` deny rules name from being read, as

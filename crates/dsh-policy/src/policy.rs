@@ -214,6 +214,10 @@ pub struct PermissionPolicy {
     /// Whether commands run in a sandbox, and if so whether a call may ask
     /// to run outside it (`sandbox_permissions: "require_escalated"`).
     sandbox: Option<bool>,
+    /// Whether calls that run on the analysis's word alone are held
+    /// read-only by the kernel, and if so whether such a call may ask to
+    /// run outside.
+    read_only_hold: Option<bool>,
 }
 
 impl PermissionPolicy {
@@ -240,6 +244,7 @@ impl PermissionPolicy {
             ws: Workspace::new(cwd, home),
             edit_tools: DEFAULT_EDIT_TOOLS.iter().map(|s| (*s).to_owned()).collect(),
             sandbox: None,
+            read_only_hold: None,
         }
     }
 
@@ -250,6 +255,15 @@ impl PermissionPolicy {
     /// the argument changes nothing.
     pub fn with_sandbox(mut self, escalation: bool) -> Self {
         self.sandbox = Some(escalation);
+        self
+    }
+
+    /// Calls allowed only because the analysis judged them read-only are
+    /// held read-only by the kernel (and every call in plan mode): such a
+    /// call may ask to run outside (`escalation`), as under a sandbox;
+    /// another call's argument changes nothing when no sandbox is set.
+    pub fn with_read_only_hold(mut self, escalation: bool) -> Self {
+        self.read_only_hold = Some(escalation);
         self
     }
 
@@ -592,7 +606,23 @@ impl PermissionPolicy {
         }
         let escalated =
             args.get("sandbox_permissions").and_then(Value::as_str) == Some("require_escalated");
-        if let (true, Some(allowed)) = (escalated, self.sandbox) {
+        // What the call would run under: the settings' sandbox, or the
+        // read-only hold when nothing but the analysis allows it.
+        let confined = self.sandbox.or_else(|| {
+            self.read_only_hold
+                .filter(|_| self.mode == Mode::Plan || runs_on_analysis_alone(&outcomes))
+        });
+        if escalated && self.mode == Mode::Plan && confined.is_some() {
+            outcomes.push(
+                Outcome::plan(format!(
+                    "{PLAN_MODE_MESSAGE} (in plan mode every command runs read-only; nothing runs outside)"
+                ))
+                .about("escalation out of the sandbox")
+                .part(PartKind::Call, tool),
+            );
+            return self.finish(outcomes);
+        }
+        if let (true, Some(allowed)) = (escalated, confined) {
             let why = args
                 .get("justification")
                 .and_then(Value::as_str)
@@ -1328,13 +1358,11 @@ impl Verdict {
         if self.evaluation.decision != Decision::Allow {
             return None;
         }
-        let vouched =
-            |o: &Outcome| o.decision == Decision::Allow && (o.origin != Origin::Mode || o.edit);
         match mode {
             Mode::Plan => Some(dsh_tools::KernelHold::ReadOnly),
             Mode::BypassPermissions => None,
-            _ if self.outcomes.iter().any(vouched) => None,
-            _ => Some(dsh_tools::KernelHold::ReadOnly),
+            _ if runs_on_analysis_alone(&self.outcomes) => Some(dsh_tools::KernelHold::ReadOnly),
+            _ => None,
         }
     }
 
@@ -1344,6 +1372,14 @@ impl Verdict {
             .iter()
             .all(|o| o.decision != Decision::Ask || o.origin == Origin::Mode)
     }
+}
+
+/// Whether every part is allowed and none by a rule, an approval or as an
+/// acceptEdits edit: what runs then rests on the analysis alone.
+fn runs_on_analysis_alone(outcomes: &[Outcome]) -> bool {
+    outcomes
+        .iter()
+        .all(|o| o.decision == Decision::Allow && o.origin == Origin::Mode && !o.edit)
 }
 
 /// A rule *allow always* or *reject always* would add, made only when

@@ -752,9 +752,6 @@ fn read_sandbox(
     } else {
         not_applied
     };
-    if enabled == Some(true) {
-        not_applied.push("sandbox.enabled: named UNIX sockets stay reachable (Landlock cannot block them; Claude Code's sandbox does)".to_owned());
-    }
     for key in SANDBOX_KEYS_NOT_APPLIED {
         if keys.contains_key(*key) {
             not_applied.push(format!(

@@ -4,6 +4,11 @@
 //!   output pipeline) vs spawning `bash -c true` directly — target ratio ≤ 1.2;
 //! * (c) running `true` confined by a `workspace-write` sandbox vs the same
 //!   executor unconfined — target ratio ≤ 1.1;
+//! * (d) a read-only call (`wc -l README.md`) held read-only by the kernel,
+//!   with 10 `Read` deny rules on a real project directory (this
+//!   repository's tracked files), vs the same call unconfined — target
+//!   ratio ≤ 1.15; and the two `workspace-write` layouts side by side
+//!   (mount namespace vs entry by entry);
 //! * (b) a command printing 1 GiB: throughput through the executor vs draining
 //!   the same command's pipe directly, and the executor's peak memory growth
 //!   (target: under 32 MiB).
@@ -18,7 +23,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, Criterion};
-use dsh_tool_bash::{Executor, ExecutorConfig, RunRequest};
+use dsh_tool_bash::{Confine, Executor, ExecutorConfig, ReadDenialsSource, RunRequest};
 use tokio::io::AsyncReadExt;
 use tokio::runtime::Runtime;
 
@@ -109,6 +114,142 @@ fn sandbox_ratio() {
         (unconfined, sandboxed),
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A copy of this repository's tracked files (a real project: a few
+/// hundred files in a few dozen directories), with a `.git`, secrets the
+/// deny rules name, and nothing built.
+fn bench_project() -> std::path::PathBuf {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = std::env::temp_dir().join(format!("dsh-bench-project-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let listed = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .args(["ls-files", "-z"])
+        .output()
+        .expect("git ls-files");
+    for name in listed.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        let name = String::from_utf8_lossy(name).into_owned();
+        let to = dir.join(&name);
+        std::fs::create_dir_all(to.parent().expect("a parent")).expect("bench project");
+        let _ = std::fs::copy(repo.join(&name), &to);
+    }
+    std::fs::create_dir_all(dir.join(".git/hooks")).expect("bench project");
+    std::fs::create_dir_all(dir.join("secrets")).expect("bench project");
+    for secret in [".env", "crates/dsh/.env", "secrets/key.pem", "deploy.key"] {
+        std::fs::write(dir.join(secret), "TOKEN=x\n").expect("bench project");
+    }
+    dir
+}
+
+/// Ten `Read` deny rules of the kinds users write, as the permission layer
+/// hands them to the executor.
+fn ten_denials(project: &std::path::Path) -> ReadDenialsSource {
+    let deny = [
+        "Read(./.env)",
+        "Read(**/.env)",
+        "Read(.env.*)",
+        "Read(*.pem)",
+        "Read(*.key)",
+        "Read(./secrets/**)",
+        "Read(~/.ssh/**)",
+        "Read(~/.aws/credentials)",
+        "Read(//etc/shadow)",
+        "Read(./config/credentials.json)",
+    ];
+    let rules = dsh_policy::PermissionRules::parse(
+        std::iter::empty::<&str>(),
+        std::iter::empty::<&str>(),
+        deny,
+    )
+    .expect("rules");
+    let policy = dsh_policy::PermissionPolicy::new(rules, dsh_policy::Mode::Default, project);
+    let paths = policy.read_denial_paths().expect("read denials");
+    ReadDenialsSource::new(move || {
+        let paths = paths.clone();
+        Some(dsh_sandbox::ReadDenials {
+            literal: paths.literal.clone(),
+            search: paths.search.clone(),
+            key: paths.key().to_owned(),
+            matcher: std::sync::Arc::new(move |p: &std::path::Path| paths.is_denied(p)),
+        })
+    })
+}
+
+async fn read_only_call(executor: &Executor, confine: Confine) {
+    let out = executor
+        .run(RunRequest::new("wc -l README.md").confine(confine))
+        .await
+        .expect("run");
+    assert!(
+        out.model_text().contains("README.md"),
+        "{}",
+        out.model_text()
+    );
+}
+
+/// (d): the read-only hold with ten deny rules vs the same call unconfined,
+/// and the two `workspace-write` layouts.
+fn hold_ratio() {
+    let rt = runtime();
+    let project = bench_project();
+    let held = Executor::new(ExecutorConfig {
+        cwd: project.clone(),
+        read_denials: Some(ten_denials(&project)),
+        ..ExecutorConfig::default()
+    })
+    .expect("executor");
+    let plain = Executor::new(ExecutorConfig {
+        cwd: project.clone(),
+        ..ExecutorConfig::default()
+    })
+    .expect("executor");
+    // The secret stays unread under the hold: the bench measures the real thing.
+    let out = rt
+        .block_on(held.run(RunRequest::new("cat .env").confine(Confine::ReadOnly)))
+        .expect("run");
+    assert!(!out.model_text().contains("TOKEN"), "{}", out.model_text());
+    let (unconfined, confined) = ratio::compare(
+        || rt.block_on(read_only_call(&plain, Confine::Unconfined)),
+        || rt.block_on(read_only_call(&held, Confine::ReadOnly)),
+        11,
+        Duration::from_millis(300),
+    );
+    ratio::report(
+        "read-only call, held read-only with 10 Read deny rules on a real project",
+        "executor.run unconfined",
+        "executor.run held read-only",
+        (unconfined, confined),
+    );
+    if dsh_sandbox::namespaces_available() {
+        let layout = |namespaces| {
+            Executor::new(ExecutorConfig {
+                cwd: project.clone(),
+                sandbox: Some(dsh_sandbox::SandboxPolicy::default()),
+                mount_namespaces: namespaces,
+                read_denials: Some(ten_denials(&project)),
+                ..ExecutorConfig::default()
+            })
+            .expect("executor")
+        };
+        let (fallback, namespace) = (layout(false), layout(true));
+        let (entry_by_entry, mount_namespace) = ratio::compare(
+            || rt.block_on(read_only_call(&fallback, Confine::Configured)),
+            || rt.block_on(read_only_call(&namespace, Confine::Configured)),
+            11,
+            Duration::from_millis(300),
+        );
+        ratio::report(
+            "workspace-write layouts, 10 Read deny rules, real project",
+            "entry by entry",
+            "mount namespace",
+            (entry_by_entry, mount_namespace),
+        );
+    } else {
+        println!("RESULT workspace-write layouts: no mount namespace on this machine");
+    }
+    let _ = std::fs::remove_dir_all(&project);
 }
 
 /// Calls 100 ms apart, as an agent makes them: cgroup containment then pays
@@ -258,6 +399,7 @@ criterion_group!(benches, bench);
 fn main() {
     spawn_ratio();
     sandbox_ratio();
+    hold_ratio();
     spaced();
     big_output();
     benches();

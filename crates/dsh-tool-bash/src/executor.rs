@@ -247,6 +247,11 @@ pub struct ExecutorConfig {
     /// Whether a call asking for [`Confine::ReadOnly`] gets it. Default:
     /// `true` (the settings' `sandbox.confineReadOnly`).
     pub confine_read_only: bool,
+    /// Whether a `workspace-write` sandbox uses a mount namespace where the
+    /// kernel gives one (the working directory writable as a whole, the
+    /// protected entries bound read-only); `false` keeps the entry-by-entry
+    /// layout. Default: `true`. `DSH_SANDBOX_NO_NAMESPACES=1` forces `false`.
+    pub mount_namespaces: bool,
     /// Where the files `Read` deny rules name come from, asked at each
     /// call (rules change during a session). The kernel keeps them from
     /// being read by every command but an approved escalation. Default:
@@ -301,6 +306,7 @@ impl Default for ExecutorConfig {
             sandbox: None,
             sandbox_dirs: Vec::new(),
             confine_read_only: true,
+            mount_namespaces: true,
             read_denials: None,
         }
     }
@@ -498,10 +504,10 @@ fn sandbox_note(
     // `prog: PATH: Permission denied` (bash redirections), then no path.
     let patterns = PATTERNS.get_or_init(|| {
         [
-            r"['‘]([^'’\n]+)['’]: Permission denied",
-            r"Permission denied: '([^'\n]+)'",
-            r"(?m)^[^:\n]+: (?:line \d+: )?([^:\n]+): Permission denied",
-            r"(Permission denied|Operation not permitted)",
+            r"['‘]([^'’\n]+)['’]: (?:Permission denied|Read-only file system)",
+            r"(?:Permission denied|Read-only file system): '([^'\n]+)'",
+            r"(?m)^[^:\n]+: (?:line \d+: )?([^:\n]+): (?:Permission denied|Read-only file system)",
+            r"(Permission denied|Operation not permitted|Read-only file system)",
         ]
         .iter()
         .map(|p| regex::Regex::new(p).expect("the sandbox denial patterns are valid"))
@@ -1295,7 +1301,8 @@ impl Inner {
         let Some(mut confinement) = dsh_sandbox::confine(policy, &dirs, &temp) else {
             return Ok(None);
         };
-        confinement.namespaces = dsh_sandbox::namespaces_available();
+        confinement.namespaces =
+            self.config.mount_namespaces && dsh_sandbox::namespaces_available();
         confinement.read_denials = denials;
         let _ = fs::create_dir_all(&temp);
         let layout = self.layout(&confinement)?;
