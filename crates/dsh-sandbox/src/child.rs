@@ -282,10 +282,32 @@ const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
 
 /// The highest capability number of this kernel.
 fn cap_last() -> u32 {
-    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(63)
+    static LAST: OnceLock<u32> = OnceLock::new();
+    *LAST.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(63)
+    })
+}
+
+/// The filter for `options`, built once per process: commands are spawned
+/// often, and the four variants never change.
+fn filters_for(options: SeccompOptions) -> io::Result<Arc<SeccompFilters>> {
+    type Built = Result<Arc<SeccompFilters>, String>;
+    static BUILT: OnceLock<[Built; 4]> = OnceLock::new();
+    let all = BUILT.get_or_init(|| {
+        [(false, false), (false, true), (true, false), (true, true)].map(|(network, ipc)| {
+            SeccompFilters::build(SeccompOptions {
+                network,
+                ipc_namespace: ipc,
+            })
+            .map(Arc::new)
+            .map_err(|e| e.0)
+        })
+    });
+    let index = usize::from(options.network) * 2 + usize::from(options.ipc_namespace);
+    all[index].clone().map_err(io::Error::other)
 }
 
 /// The flags of the mount `path` is on (`ST_*` and `MS_*` share values).
@@ -360,12 +382,10 @@ impl ChildPlan {
             None
         };
         let filters = if config.seccomp && seccomp_available() {
-            let built = SeccompFilters::build(SeccompOptions {
+            Some(filters_for(SeccompOptions {
                 network: config.network,
                 ipc_namespace: ipc,
-            })
-            .map_err(|e| io::Error::other(e.0))?;
-            Some(Arc::new(built))
+            })?)
         } else {
             None
         };

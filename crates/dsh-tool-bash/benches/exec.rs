@@ -397,11 +397,31 @@ fn big_output() {
 criterion_group!(benches, bench);
 
 fn main() {
-    spawn_ratio();
-    sandbox_ratio();
-    hold_ratio();
-    spaced();
-    big_output();
+    // `DSH_BENCH_ONLY=hold` (a comma list of spawn, sandbox, hold, spaced,
+    // output, criterion) runs part of the bench.
+    let only = std::env::var("DSH_BENCH_ONLY").ok();
+    let run = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|n| n == name))
+    };
+    if run("spawn") {
+        spawn_ratio();
+    }
+    if run("sandbox") {
+        sandbox_ratio();
+    }
+    if run("hold") {
+        hold_ratio();
+    }
+    if run("spaced") {
+        spaced();
+    }
+    if run("output") {
+        big_output();
+    }
+    if !run("criterion") {
+        return;
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -596,6 +596,9 @@ pub(crate) struct Inner {
     tasks: Mutex<Tasks>,
     /// Sandbox layouts, rebuilt only when a directory they read changed.
     layouts: dsh_sandbox::LayoutCache,
+    /// Child plans of recent layouts, keyed by their ruleset (and network
+    /// and namespace), which the plan keeps alive.
+    plans: Mutex<Vec<((usize, bool, bool), Arc<dsh_sandbox::ChildPlan>)>>,
 }
 
 /// Where a child's stdout and stderr go.
@@ -687,6 +690,7 @@ impl Executor {
                 next_call: AtomicU64::new(1),
                 tasks: Mutex::new(Tasks::default()),
                 layouts: dsh_sandbox::LayoutCache::default(),
+                plans: Mutex::new(Vec::new()),
             }),
         })
     }
@@ -1307,6 +1311,17 @@ impl Inner {
         let _ = fs::create_dir_all(&temp);
         let layout = self.layout(&confinement)?;
         let namespace = confinement.namespaces;
+        // The same layout (the cache hands back the same ruleset) makes the
+        // same plan: prepared once.
+        let key = (
+            Arc::as_ptr(&layout.ruleset) as usize,
+            policy.network,
+            namespace,
+        );
+        let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, plan)) = plans.iter().find(|(k, _)| *k == key) {
+            return Ok(Some(plan.clone()));
+        }
         let plan = dsh_sandbox::ChildPlan::prepare(dsh_sandbox::ChildConfig {
             ruleset: Some(layout.ruleset),
             network: policy.network,
@@ -1330,7 +1345,14 @@ impl Inner {
             ..dsh_sandbox::ChildConfig::default()
         })
         .map_err(|e| sandbox_unavailable(&e.to_string()))?;
-        Ok(Some(Arc::new(plan)))
+        let plan = Arc::new(plan);
+        // A few layouts at a time (the hold, the settings' sandbox, after a
+        // change): the oldest goes, and with it its ruleset.
+        if plans.len() >= 8 {
+            plans.remove(0);
+        }
+        plans.push((key, plan.clone()));
+        Ok(Some(plan))
     }
 
     /// For a command no sandbox confines: a plan that only keeps the files
