@@ -129,6 +129,14 @@ pub struct ChildConfig {
     /// Paths bound read-only onto themselves in a private mount namespace.
     /// Each must exist.
     pub read_only_binds: Vec<PathBuf>,
+    /// Paths hidden in a private mount namespace: each file or directory
+    /// gets an empty one of mode 000 bound over it, read-only, so nothing
+    /// of it can be read (what `Read` deny rules name). Sound only with the
+    /// capabilities dropped and a Landlock ruleset (which forbids changing
+    /// mounts): root with `CAP_SYS_ADMIN` could unmount them, and with
+    /// `CAP_DAC_READ_SEARCH` open the file by handle. Missing paths are
+    /// skipped.
+    pub masks: Vec<PathBuf>,
     /// Make every mount read-only in a private mount namespace but
     /// `writable_paths`: then not even root's own files outside them can
     /// change mode, times or extended attributes, which Landlock does not
@@ -152,6 +160,7 @@ impl Default for ChildConfig {
             network: false,
             ipc_namespace: false,
             read_only_binds: Vec::new(),
+            masks: Vec::new(),
             read_only_root: false,
             writable_paths: Vec::new(),
             keep_capabilities: false,
@@ -210,6 +219,8 @@ struct Namespaces {
     writable: Option<Vec<CString>>,
     /// The paths bound read-only.
     binds: Vec<CString>,
+    /// (empty source, path hidden under it).
+    masks: Vec<(CString, CString)>,
 }
 
 /// Everything a child does to confine itself, prepared before `fork`.
@@ -277,6 +288,7 @@ const SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED: libc::c_ulong = 1 << 7;
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
 const MOUNT_ATTR_NOSUID: u64 = 0x2;
 const MOUNT_ATTR_NODEV: u64 = 0x4;
+const MOUNT_ATTR_NOEXEC: u64 = 0x8;
 const AT_RECURSIVE: libc::c_uint = 0x8000;
 const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
 
@@ -310,6 +322,48 @@ fn filters_for(options: SeccompOptions) -> io::Result<Arc<SeccompFilters>> {
     all[index].clone().map_err(io::Error::other)
 }
 
+/// An empty file and an empty directory, both mode 000, to bind over what
+/// must not be read: made once per process in a directory of this user's.
+fn mask_sources() -> io::Result<&'static (CString, CString)> {
+    static SOURCES: OnceLock<Result<(CString, CString), String>> = OnceLock::new();
+    SOURCES
+        .get_or_init(|| {
+            use std::os::unix::fs::PermissionsExt;
+            let (uid, _) = effective_ids();
+            let dir = std::env::temp_dir().join(format!("dsh-masks-{uid}"));
+            crate::private_dir(&dir).map_err(|e| e.to_string())?;
+            let file = dir.join("file");
+            let empty = dir.join("dir");
+            let made = (|| {
+                match std::fs::symlink_metadata(&file) {
+                    Ok(m) if m.is_file() && m.len() == 0 => {}
+                    Ok(m) if m.is_file() => {
+                        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
+                        std::fs::File::create(&file).map(drop)?
+                    }
+                    Ok(_) => return Err(io::Error::other("not a file")),
+                    Err(_) => std::fs::File::create(&file).map(drop)?,
+                }
+                match std::fs::symlink_metadata(&empty) {
+                    Ok(m) if m.is_dir() => {}
+                    Ok(_) => return Err(io::Error::other("not a directory")),
+                    Err(_) => std::fs::create_dir(&empty)?,
+                }
+                for p in [&file, &empty] {
+                    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0))?;
+                }
+                Ok(())
+            })();
+            made.map_err(|e| format!("cannot make the masks in {}: {e}", dir.display()))?;
+            let c = |p: &std::path::Path| {
+                CString::new(p.as_os_str().as_bytes()).map_err(|_| "a NUL byte".to_owned())
+            };
+            Ok((c(&file)?, c(&empty)?))
+        })
+        .as_ref()
+        .map_err(|e| io::Error::other(e.clone()))
+}
+
 /// The flags of the mount `path` is on (`ST_*` and `MS_*` share values).
 fn mount_flags(path: &CStr) -> io::Result<libc::c_ulong> {
     // SAFETY: an all-zero `statvfs` is a valid value of the plain C struct.
@@ -331,7 +385,14 @@ impl ChildPlan {
     /// NUL, or the filter cannot be built.
     pub fn prepare(config: ChildConfig) -> io::Result<ChildPlan> {
         let namespaces_ok = namespaces_available();
-        let mounts = !config.read_only_binds.is_empty() || config.read_only_root;
+        if !config.masks.is_empty() && (config.keep_capabilities || config.ruleset.is_none()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "masks hold only with the capabilities dropped and a Landlock ruleset",
+            ));
+        }
+        let mounts =
+            !config.read_only_binds.is_empty() || config.read_only_root || !config.masks.is_empty();
         if mounts && !namespaces_ok {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -352,6 +413,15 @@ impl ChildPlan {
             let mut binds = Vec::new();
             for p in &config.read_only_binds {
                 binds.push(c_path(p)?.0);
+            }
+            let mut masks = Vec::new();
+            for p in &config.masks {
+                let Ok(meta) = std::fs::symlink_metadata(p) else {
+                    continue;
+                };
+                let (file, dir) = mask_sources()?;
+                let source = if meta.is_dir() { dir } else { file };
+                masks.push((source.clone(), c_path(p)?.0));
             }
             let writable = if config.read_only_root {
                 let mut paths = Vec::new();
@@ -377,6 +447,7 @@ impl ChildPlan {
                 user,
                 writable,
                 binds,
+                masks,
             })
         } else {
             None
@@ -552,6 +623,11 @@ fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
         // Flags are only added: those a user namespace locks stay.
         let set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
         mount_setattr(p, AT_RECURSIVE, set, 0)?;
+    }
+    for (source, target) in &ns.masks {
+        mount(Some(source), target, libc::MS_BIND)?;
+        let set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+        mount_setattr(target, 0, set, 0)?;
     }
     reenter_cwd()
 }

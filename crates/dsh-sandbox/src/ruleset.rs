@@ -37,6 +37,10 @@ pub struct Layout {
     /// directories, that the child binds read-only onto themselves
     /// (empty for [`WriteMechanism::EntryByEntry`]).
     pub read_only_binds: Vec<PathBuf>,
+    /// What `Read` deny rules name, to hide under empty mounts in the
+    /// child's mount namespace (when [`Confinement::namespaces`]); empty
+    /// when Landlock keeps them unread instead.
+    pub masked: Vec<PathBuf>,
     /// How protected entries are kept.
     pub mechanism: WriteMechanism,
     /// The walk for protected names looked at every entry; when false it
@@ -120,6 +124,19 @@ pub(crate) fn build(c: &Confinement, support: Support) -> Result<(Layout, Stamps
     for lit in c.read_denials.iter().flat_map(|d| &d.literal) {
         denied.extend(literal_on_disk(lit, &mut stamps));
     }
+    // In a mount namespace of its own (the capabilities dropped, mounts
+    // frozen by Landlock), the denied paths are hidden under empty mounts:
+    // no directory above them needs splitting, so nothing outside the
+    // searched directories is read or watched for changes. Otherwise
+    // Landlock grants reads around them.
+    let masking = c.namespaces && c.mode != SandboxMode::DangerFullAccess;
+    let mut masked = Vec::new();
+    if masking {
+        masked = std::mem::take(&mut denied);
+    }
+    // Block devices hold every file's bytes: root, who owns them, would
+    // read the disk past any rule.
+    denied.extend(block_devices(&mut stamps));
     let mut exclusions: Vec<Exclusion> = denied
         .into_iter()
         .map(|path| Exclusion {
@@ -238,11 +255,29 @@ pub(crate) fn build(c: &Confinement, support: Support) -> Result<(Layout, Stamps
         Layout {
             ruleset: Arc::new(fd),
             read_only_binds,
+            masked,
             mechanism,
             complete: found.complete,
         },
         stamps,
     ))
+}
+
+/// The block devices directly in `/dev`, whose directory is stamped so a
+/// new one (a loop device attached) makes the layout be built again.
+fn block_devices(stamps: &mut Stamps) -> Vec<PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    let dev = Path::new("/dev");
+    stamps.note(dev);
+    std::fs::read_dir(dev)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_block_device()))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A literal denied path as exclusions on disk: the path under its

@@ -1331,6 +1331,7 @@ impl Inner {
             // queues are the command's own.
             ipc_namespace: namespace,
             read_only_binds: layout.read_only_binds,
+            masks: layout.masked,
             read_only_root: namespace,
             writable_paths: if namespace {
                 confinement
