@@ -2,7 +2,7 @@
 //! `exec` with what was prepared before the fork.
 //!
 //! A [`ChildPlan`] is built in the parent (it allocates: paths, id maps,
-//! the seccomp programs) and [`ChildPlan::apply`] runs in the child, where
+//! the seccomp program) and [`ChildPlan::apply`] runs in the child, where
 //! it makes plain system calls only, allocates nothing and takes no lock,
 //! as code between `fork` and `exec` of a multi-threaded process must. In
 //! this order:
@@ -35,10 +35,10 @@
 //! 4. `PR_SET_NO_NEW_PRIVS`: no set-user-id or file capability raises
 //!    anything at `exec`.
 //! 5. **Landlock**: `landlock_restrict_self` with the prepared ruleset.
-//! 6. **seccomp**: the programs of [`SeccompFilters`], last, so the calls
+//! 6. **seccomp**: the program of [`SeccompFilters`], last, so the calls
 //!    above are not themselves filtered.
 
-use crate::seccomp::{SeccompFilters, SeccompOptions};
+use crate::seccomp::{SeccompFilters, SeccompOptions, SockFilter};
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -249,7 +249,7 @@ pub struct ChildPlan {
 #[repr(C)]
 struct SockFprog {
     len: libc::c_ushort,
-    filter: *const seccompiler::sock_filter,
+    filter: *const SockFilter,
 }
 
 /// `struct __user_cap_header_struct`.
@@ -514,9 +514,7 @@ impl ChildPlan {
             landlock_restrict_self(fd.as_raw_fd())?;
         }
         if let Some(filters) = &self.filters {
-            for program in filters.programs() {
-                install_filter(program)?;
-            }
+            install_filter(filters.program())?;
         }
         Ok(())
     }
@@ -756,7 +754,7 @@ fn drop_capabilities(cap_last: u32) -> io::Result<()> {
     })
 }
 
-fn install_filter(program: &[seccompiler::sock_filter]) -> io::Result<()> {
+fn install_filter(program: &[SockFilter]) -> io::Result<()> {
     let prog = SockFprog {
         len: program.len() as libc::c_ushort,
         filter: program.as_ptr(),
@@ -835,7 +833,7 @@ pub fn namespaces_available() -> bool {
 }
 
 fn probe_seccomp() -> bool {
-    let allow = [seccompiler::sock_filter {
+    let allow = [SockFilter {
         code: 0x06,
         jt: 0,
         jf: 0,
