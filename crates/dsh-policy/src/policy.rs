@@ -905,7 +905,7 @@ impl PermissionPolicy {
                         Decision::Allow,
                         format!("{subject} only makes, changes or removes files, each decided as its own part (mode acceptEdits)"),
                     )
-                    .as_edit()
+                    .an_edit()
                 }
                 Err(why) => {
                     return Outcome::mode(
@@ -1076,7 +1076,7 @@ impl PermissionPolicy {
                     Decision::Allow,
                     format!("{subject}: inside the working directory (mode acceptEdits)"),
                 )
-                .as_edit();
+                .an_edit();
             }
         }
         self.unmatched(&subject).with_grant(grant.clone(), grant)
@@ -1523,7 +1523,7 @@ impl Outcome {
         }
     }
 
-    fn as_edit(mut self) -> Outcome {
+    fn an_edit(mut self) -> Outcome {
         self.edit = true;
         self
     }

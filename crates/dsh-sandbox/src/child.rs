@@ -350,7 +350,7 @@ fn mask_sources() -> io::Result<&'static (CString, CString)> {
                     Err(_) => std::fs::create_dir(&empty)?,
                 }
                 for p in [&file, &empty] {
-                    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0))?;
+                    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000))?;
                 }
                 Ok(())
             })();

@@ -598,7 +598,7 @@ pub(crate) struct Inner {
     layouts: dsh_sandbox::LayoutCache,
     /// Child plans of recent layouts, keyed by their ruleset (and network
     /// and namespace), which the plan keeps alive.
-    plans: Mutex<Vec<((usize, bool, bool), Arc<dsh_sandbox::ChildPlan>)>>,
+    plans: Mutex<Vec<(PlanKey, Arc<dsh_sandbox::ChildPlan>)>>,
 }
 
 /// Where a child's stdout and stderr go.
@@ -629,6 +629,10 @@ pub(crate) struct Spawned {
     /// How it is confined, if at all.
     pub(crate) sandbox: Option<Applied>,
 }
+
+/// What a cached child plan was made for: its ruleset (by address, kept
+/// alive by the plan), the network, the mount namespace.
+type PlanKey = (usize, bool, bool);
 
 /// The confinement a command got.
 #[derive(Clone)]
