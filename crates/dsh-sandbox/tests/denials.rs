@@ -87,6 +87,11 @@ fn run(ruleset: &OwnedFd, proj: &Path, tmp: &Path, script: &str) -> (bool, Strin
     unsafe {
         cmd.pre_exec(move || dsh_sandbox::restrict_self(fd));
     }
+    output_of(&mut cmd)
+}
+
+/// Whether `cmd` succeeded, and what it printed on both streams.
+fn output_of(cmd: &mut Command) -> (bool, String) {
     let out = cmd.output().unwrap();
     let text = format!(
         "{}{}",
@@ -387,13 +392,7 @@ fn read_denials_hold_in_workspace_write_too() {
             .env("TMPDIR", &t)
             .env("T", &t);
         plan.attach_std(&mut cmd);
-        let out = cmd.output().unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.success(), text)
+        output_of(&mut cmd)
     };
     for script in [
         "cat .env",
