@@ -227,3 +227,100 @@ async fn a_read_deny_rule_is_held_by_the_kernel_whatever_the_verdict() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn escaping_the_read_denials_asks_even_without_a_sandbox() {
+    if !kernel_confines() {
+        return;
+    }
+    let dir = TempDir::new("escape-denials");
+    let settings = json!({"permissions": {
+        "allow": ["Bash(python3:*)"],
+        "deny": ["Read(./.env)"]
+    }});
+    let p = pipeline(&dir, settings, None);
+    let r = p
+        .registry()
+        .execute(ToolExecution::new(
+            "c",
+            "bash",
+            json!({
+                "command": "python3 -c 'print(open(\".env\").read())'",
+                "sandbox_permissions": "require_escalated",
+                "justification": "read the settings"
+            }),
+        ))
+        .await;
+    assert_eq!(
+        r.code(),
+        Some(dsh_tools::ErrorCode::ApprovalUnavailable),
+        "{}",
+        r.text()
+    );
+    assert!(!r.text().contains("hunter2"), "{}", r.text());
+}
+
+#[tokio::test]
+async fn input_the_analysis_allows_into_an_unheld_session_asks() {
+    if !kernel_confines() {
+        return;
+    }
+    let dir = TempDir::new("session-input");
+    // A shell session a person allowed runs as the settings say
+    // (unconfined); what the person is asked next is recorded.
+    let p = pipeline(&dir, json!({}), None);
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = asked.clone();
+    p.set_approver(Some(std::sync::Arc::new(FnApprover(
+        move |r: dsh_policy::ApprovalRequest| {
+            let seen = seen.clone();
+            async move {
+                if r.tool == "bash" {
+                    ApprovalAnswer::AllowOnce
+                } else {
+                    seen.lock().unwrap().push(r.reason);
+                    ApprovalAnswer::RejectOnce
+                }
+            }
+        },
+    ))));
+    let started = p
+        .registry()
+        .execute(ToolExecution::new(
+            "s",
+            "bash",
+            json!({"command": "bash", "tty": true}),
+        ))
+        .await;
+    let text = started.text();
+    assert!(!started.is_error, "{text}");
+    let id = text
+        .split_whitespace()
+        .find(|w| w.starts_with("bash-"))
+        .unwrap_or_else(|| panic!("no session id in {text}"))
+        .to_owned();
+    // Read-only input would run there unheld: a person decides.
+    let typed = p
+        .registry()
+        .execute(ToolExecution::new(
+            "w",
+            "bash_write",
+            json!({"session_id": id, "input": "cat notes.txt\n"}),
+        ))
+        .await;
+    assert_eq!(
+        typed.code(),
+        Some(dsh_tools::ErrorCode::PermissionDenied),
+        "{}",
+        typed.text()
+    );
+    let asked = asked.lock().unwrap().clone();
+    assert!(
+        asked.iter().any(|r| r.contains("does not hold read-only")),
+        "{asked:?}"
+    );
+    let _ = p
+        .registry()
+        .execute(ToolExecution::new("k", "bash_kill", json!({"task_id": id})))
+        .await;
+}

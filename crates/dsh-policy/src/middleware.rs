@@ -237,14 +237,35 @@ impl Middleware for PermissionMiddleware {
             (verdict, policy.mode())
         };
         let hook = exec.extensions.get::<HookPermission>();
-        // A hook's allow vouches for the call, as a rule does.
-        let hold = match hook {
-            Some(HookPermission::Allow(_)) => None,
-            _ => verdict.kernel_hold(mode),
-        };
+        // Decided before the hook's say: a hook's allow vouches for a call
+        // the mode would have asked about, as a person would; a call the
+        // analysis allowed anyway stays held (a blanket "allow" hook must
+        // not switch the hold off).
+        let hold = verdict.kernel_hold(mode);
         let verdict = with_hook(verdict, hook, mode);
         // Plan mode holds every call read-only, whoever allowed it.
         let plan_hold = (mode == Mode::Plan).then_some(dsh_tools::KernelHold::ReadOnly);
+        // Input typed into a session runs in the session's confinement: when
+        // that is not read-only, a call allowed on the analysis's word alone
+        // cannot be held, so a person decides.
+        let mut verdict = verdict;
+        if verdict.evaluation.decision == Decision::Allow
+            && (hold.is_some() || plan_hold.is_some())
+            && checked_as.as_ref().is_some_and(|view| !view.held)
+        {
+            let e = &mut verdict.evaluation;
+            e.reason = format!(
+                "{}; but it runs in a session the kernel does not hold read-only, so it cannot be held there{}",
+                e.reason,
+                if mode == Mode::DontAsk { "; mode dontAsk denies it" } else { "" }
+            );
+            e.decision = if mode == Mode::DontAsk {
+                Decision::Deny
+            } else {
+                Decision::Ask
+            };
+            e.origin = Origin::Mode;
+        }
         let mut exec = exec;
         let aliases = tool.aliases().to_vec();
         let state = self.state.clone();

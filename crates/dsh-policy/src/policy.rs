@@ -606,11 +606,16 @@ impl PermissionPolicy {
         }
         let escalated =
             args.get("sandbox_permissions").and_then(Value::as_str) == Some("require_escalated");
-        // What the call would run under: the settings' sandbox, or the
-        // read-only hold when nothing but the analysis allows it.
+        // What the call would run under: the settings' sandbox, the
+        // read-only hold when nothing but the analysis allows it, or the
+        // kernel keeping what `Read` deny rules name unread (held for every
+        // call but an approved escalation).
         let confined = self.sandbox.or_else(|| {
-            self.read_only_hold
-                .filter(|_| self.mode == Mode::Plan || runs_on_analysis_alone(&outcomes))
+            self.read_only_hold.filter(|_| {
+                self.mode == Mode::Plan
+                    || runs_on_analysis_alone(&outcomes)
+                    || self.has_read_denials()
+            })
         });
         if escalated && self.mode == Mode::Plan && confined.is_some() {
             outcomes.push(

@@ -41,7 +41,7 @@
 use crate::seccomp::{SeccompFilters, SeccompOptions, SockFilter};
 use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -220,7 +220,7 @@ struct Namespaces {
     /// The paths bound read-only.
     binds: Vec<CString>,
     /// (empty source, path hidden under it).
-    masks: Vec<(CString, CString)>,
+    masks: Vec<(Arc<MaskSource>, CString)>,
 }
 
 /// Everything a child does to confine itself, prepared before `fork`.
@@ -322,43 +322,123 @@ fn filters_for(options: SeccompOptions) -> io::Result<Arc<SeccompFilters>> {
     all[index].clone().map_err(io::Error::other)
 }
 
-/// An empty file and an empty directory, both mode 000, to bind over what
-/// must not be read: made once per process in a directory of this user's.
-fn mask_sources() -> io::Result<&'static (CString, CString)> {
-    static SOURCES: OnceLock<Result<(CString, CString), String>> = OnceLock::new();
+/// An empty file or directory of mode 000 to bind over what must not be
+/// read. The child opens it without following a link, checks that what it
+/// opened is still empty, mode 000 and ours, and binds that very inode
+/// through `/proc/self/fd/N` (a descriptor opened before the mount
+/// namespace was entered could not be bound in it): whoever can write the
+/// directory it lives in (the same user, unconfined) can swap it for
+/// neither a link to a secret nor a filled file.
+#[derive(Debug)]
+struct MaskSource {
+    path: CString,
+    uid: u32,
+    dir: bool,
+}
+
+impl MaskSource {
+    /// Opens the source and checks it (in the child: plain system calls,
+    /// no allocation). The caller closes the descriptor.
+    fn open_checked(&self) -> io::Result<RawFd> {
+        // SAFETY: `path` is NUL-terminated; flags only.
+        let fd = unsafe {
+            libc::open(
+                self.path.as_ptr(),
+                libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: an all-zero `stat` is a valid value of the plain C struct.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: `fd` was just opened and `st` is a valid, writable stat.
+        let stated = unsafe { libc::fstat(fd, &mut st) } == 0;
+        let kind = st.st_mode & libc::S_IFMT;
+        let want = if self.dir {
+            libc::S_IFDIR
+        } else {
+            libc::S_IFREG
+        };
+        let intact = stated
+            && kind == want
+            && st.st_mode & 0o7777 == 0
+            && st.st_uid == self.uid
+            && (self.dir || st.st_size == 0);
+        if !intact {
+            // SAFETY: closes the descriptor opened above.
+            unsafe { libc::close(fd) };
+            return Err(io::Error::from_raw_os_error(libc::EPERM));
+        }
+        Ok(fd)
+    }
+}
+
+/// `/proc/self/fd/N` for `fd`, written into `buf` with its NUL (no
+/// allocation: the child may not allocate).
+fn fd_path(fd: RawFd, buf: &mut [u8; 32]) -> &CStr {
+    let prefix = b"/proc/self/fd/";
+    buf[..prefix.len()].copy_from_slice(prefix);
+    let mut digits = [0u8; 10];
+    let mut n = fd.unsigned_abs();
+    let mut len = 0;
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for k in 0..len {
+        buf[prefix.len() + k] = digits[len - 1 - k];
+    }
+    buf[prefix.len() + len] = 0;
+    CStr::from_bytes_until_nul(&buf[..]).unwrap_or(c"/")
+}
+
+/// The two mask sources (file, directory), made once per process in a
+/// directory of this user's.
+fn mask_sources() -> io::Result<&'static (Arc<MaskSource>, Arc<MaskSource>)> {
+    type Sources = (Arc<MaskSource>, Arc<MaskSource>);
+    static SOURCES: OnceLock<Result<Sources, String>> = OnceLock::new();
     SOURCES
         .get_or_init(|| {
             use std::os::unix::fs::PermissionsExt;
             let (uid, _) = effective_ids();
             let dir = std::env::temp_dir().join(format!("dsh-masks-{uid}"));
             crate::private_dir(&dir).map_err(|e| e.to_string())?;
-            let file = dir.join("file");
-            let empty = dir.join("dir");
-            let made = (|| {
-                match std::fs::symlink_metadata(&file) {
-                    Ok(m) if m.is_file() && m.len() == 0 => {}
-                    Ok(m) if m.is_file() => {
-                        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
-                        std::fs::File::create(&file).map(drop)?
-                    }
-                    Ok(_) => return Err(io::Error::other("not a file")),
-                    Err(_) => std::fs::File::create(&file).map(drop)?,
+            let open = |name: &str, is_dir: bool| -> io::Result<Arc<MaskSource>> {
+                let path = dir.join(name);
+                match std::fs::symlink_metadata(&path) {
+                    Ok(m) if m.is_dir() == is_dir && !m.file_type().is_symlink() => {}
+                    Ok(_) => std::fs::remove_file(&path)?,
+                    Err(_) => {}
                 }
-                match std::fs::symlink_metadata(&empty) {
-                    Ok(m) if m.is_dir() => {}
-                    Ok(_) => return Err(io::Error::other("not a directory")),
-                    Err(_) => std::fs::create_dir(&empty)?,
+                if is_dir {
+                    let _ = std::fs::create_dir(&path);
+                } else {
+                    let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+                    std::fs::File::create(&path)?;
                 }
-                for p in [&file, &empty] {
-                    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000))?;
-                }
-                Ok(())
-            })();
-            made.map_err(|e| format!("cannot make the masks in {}: {e}", dir.display()))?;
-            let c = |p: &std::path::Path| {
-                CString::new(p.as_os_str().as_bytes()).map_err(|_| "a NUL byte".to_owned())
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000))?;
+                let source = MaskSource {
+                    path: CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?,
+                    uid,
+                    dir: is_dir,
+                };
+                let fd = source.open_checked().map_err(|_| {
+                    io::Error::other(format!(
+                        "{} is not an empty mode-000 entry of ours",
+                        path.display()
+                    ))
+                })?;
+                // SAFETY: `open_checked` returned an open descriptor we own.
+                drop(unsafe { OwnedFd::from_raw_fd(fd) });
+                Ok(Arc::new(source))
             };
-            Ok((c(&file)?, c(&empty)?))
+            let made = open("file", false).and_then(|f| Ok((f, open("dir", true)?)));
+            made.map_err(|e| format!("cannot make the masks in {}: {e}", dir.display()))
         })
         .as_ref()
         .map_err(|e| io::Error::other(e.clone()))
@@ -419,6 +499,11 @@ impl ChildPlan {
                 let Ok(meta) = std::fs::symlink_metadata(p) else {
                     continue;
                 };
+                // A link's target is masked on its own (the mount would
+                // follow the link).
+                if meta.file_type().is_symlink() {
+                    continue;
+                }
                 let (file, dir) = mask_sources()?;
                 let source = if meta.is_dir() { dir } else { file };
                 masks.push((source.clone(), c_path(p)?.0));
@@ -623,7 +708,12 @@ fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
         mount_setattr(p, AT_RECURSIVE, set, 0)?;
     }
     for (source, target) in &ns.masks {
-        mount(Some(source), target, libc::MS_BIND)?;
+        let fd = source.open_checked()?;
+        let mut buf = [0u8; 32];
+        let bound = mount(Some(fd_path(fd, &mut buf)), target, libc::MS_BIND);
+        // SAFETY: closes the descriptor `open_checked` opened.
+        unsafe { libc::close(fd) };
+        bound?;
         let set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
         mount_setattr(target, 0, set, 0)?;
     }

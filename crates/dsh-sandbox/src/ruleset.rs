@@ -263,7 +263,8 @@ pub(crate) fn build(c: &Confinement, support: Support) -> Result<(Layout, Stamps
     ))
 }
 
-/// The block devices directly in `/dev`, whose directory is stamped so a
+/// The block devices directly in `/dev`, and the character devices that
+/// reach a disk the same way, whose directory is stamped so a
 /// new one (a loop device attached) makes the layout be built again.
 fn block_devices(stamps: &mut Stamps) -> Vec<PathBuf> {
     use std::os::unix::fs::FileTypeExt;
@@ -273,7 +274,17 @@ fn block_devices(stamps: &mut Stamps) -> Vec<PathBuf> {
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_block_device()))
+                .filter(|e| {
+                    // Character devices that pass commands to a disk (SCSI
+                    // and NVMe generic, bsg) read it as well as a block one.
+                    let name = e.file_name();
+                    let name = name.to_string_lossy();
+                    let passthrough =
+                        name.starts_with("sg") || name.starts_with("ng") || name == "bsg";
+                    e.file_type().is_ok_and(|t| {
+                        t.is_block_device() || (passthrough && (t.is_char_device() || t.is_dir()))
+                    })
+                })
                 .map(|e| e.path())
                 .collect()
         })

@@ -92,7 +92,12 @@ fn run(ruleset: &OwnedFd, proj: &Path, tmp: &Path, script: &str) -> (bool, Strin
 
 /// Whether `cmd` succeeded, and what it printed on both streams.
 fn output_of(cmd: &mut Command) -> (bool, String) {
-    let out = cmd.output().unwrap();
+    // A child that refuses to confine itself does not start: that is a
+    // failure of the command, with the reason.
+    let out = match cmd.output() {
+        Ok(out) => out,
+        Err(e) => return (false, format!("did not start: {e}")),
+    };
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -409,6 +414,32 @@ fn read_denials_hold_in_workspace_write_too() {
     let (good, out) = masked("echo z > src/newer.rs && cat src/newer.rs");
     assert!(good && out == "z\n", "{out}");
     assert_eq!(fs::read_to_string(p.join(".env")).unwrap(), "S");
+    // Whoever writes where the empty masks live (the same user, unconfined)
+    // can neither swap one for a link to the secret nor fill it.
+    use std::os::unix::fs::PermissionsExt;
+    let uid = std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+        .unwrap();
+    let source = std::env::temp_dir().join(format!("dsh-masks-{uid}/file"));
+    let aside = source.with_file_name("file.aside");
+    fs::rename(&source, &aside).unwrap();
+    std::os::unix::fs::symlink(p.join(".env"), &source).unwrap();
+    let (_, out) = masked("cat .env");
+    fs::remove_file(&source).unwrap();
+    fs::rename(&aside, &source).unwrap();
+    assert!(
+        !out.contains('S'),
+        "a swapped mask showed the secret: {out}"
+    );
+    fs::set_permissions(&source, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::write(&source, "planted").unwrap();
+    let (good, out) = masked("cat .env");
+    fs::write(&source, "").unwrap();
+    fs::set_permissions(&source, fs::Permissions::from_mode(0o000)).unwrap();
+    assert!(
+        !good && !out.contains("planted"),
+        "a filled mask was used: {out}"
+    );
 }
 
 #[test]

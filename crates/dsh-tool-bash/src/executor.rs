@@ -998,7 +998,7 @@ impl Inner {
         call: u64,
         (rows, cols): (u16, u16),
         confine: Confine,
-    ) -> Result<(Proc, Contained, OwnedFd), ExecError> {
+    ) -> Result<(Proc, Contained, OwnedFd, bool), ExecError> {
         let (master, slave) = sys::open_pty(rows, cols)
             .map_err(|e| ExecError::io(ErrorKind::Spawn, "could not open a pseudo-terminal", e))?;
         let stdio = ChildStdio {
@@ -1006,11 +1006,13 @@ impl Inner {
             stdout: &slave,
             stderr: &slave,
         };
-        let (child, contained, _) = self.spawn_shell(command, cwd, call, stdio, confine)?;
+        let (child, contained, applied) = self.spawn_shell(command, cwd, call, stdio, confine)?;
+        let held_read_only =
+            applied.is_some_and(|a| a.mode == Some(dsh_sandbox::SandboxMode::ReadOnly));
         // The child holds the slave end now; ours would keep the terminal
         // open (no end-of-file) after the child's processes are gone.
         drop(slave);
-        Ok((child, contained, master))
+        Ok((child, contained, master, held_read_only))
     }
 
     fn spawn_shell(

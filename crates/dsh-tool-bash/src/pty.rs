@@ -21,6 +21,9 @@ pub(crate) struct Terminal {
     /// The session's command, for permission checks of its input.
     pub(crate) command: String,
     pub(crate) cwd: PathBuf,
+    /// Whether the session runs read-only (the hold, or a read-only
+    /// sandbox): input typed into it is then held too.
+    pub(crate) held_read_only: bool,
     usage: Mutex<Usage>,
     /// One write at a time, so keystrokes of two calls never interleave.
     writing: tokio::sync::Mutex<()>,
@@ -38,11 +41,17 @@ impl Terminal {
     /// (in `cwd`). The call that starts the session counts as using it.
     ///
     /// Needs a Tokio runtime.
-    pub(crate) fn open(master: OwnedFd, command: String, cwd: PathBuf) -> io::Result<Terminal> {
+    pub(crate) fn open(
+        master: OwnedFd,
+        command: String,
+        cwd: PathBuf,
+        held_read_only: bool,
+    ) -> io::Result<Terminal> {
         Ok(Terminal {
             master: sys::watch_terminal(master)?,
             command,
             cwd,
+            held_read_only,
             usage: Mutex::new(Usage {
                 last_used: Instant::now(),
                 busy: 1,

@@ -135,14 +135,14 @@ impl Executor {
             make_room(&mut tasks.tasks, inner.config.max_sessions)?;
             tasks.evict_finished(inner.config.max_background_tasks);
             let id = tasks.next_id();
-            let (child, contained, master) = inner.spawn_in_terminal(
+            let (child, contained, master, held_read_only) = inner.spawn_in_terminal(
                 &request.command,
                 &cwd,
                 inner.next_call(),
                 (rows, cols),
                 request.confine,
             )?;
-            let terminal = Terminal::open(master, request.command.clone(), cwd)
+            let terminal = Terminal::open(master, request.command.clone(), cwd, held_read_only)
                 .map_err(|e| ExecError::io(ErrorKind::Spawn, "could not watch the terminal", e))?;
             let terminal = Arc::new(terminal);
             let contained = Arc::new(contained);
@@ -340,6 +340,8 @@ pub enum InputCheck {
         command: String,
         /// The session's working directory.
         workdir: PathBuf,
+        /// The session runs read-only, so what the input does is held too.
+        held: bool,
     },
     /// No shell runs in the session: the input is data for the program the
     /// session started with; check that command again.
@@ -351,6 +353,8 @@ pub enum InputCheck {
         /// Whether the input holds text (not only control keys): what it
         /// makes the program do is then unknown.
         has_text: bool,
+        /// The session runs read-only, so what the input does is held too.
+        held: bool,
     },
     /// Nothing can be said (an unknown session, line-editing keys sent to a
     /// shell): check the write as a call of its own.
@@ -369,6 +373,7 @@ impl Executor {
             return InputCheck::Unknown;
         };
         let workdir = terminal.cwd.clone();
+        let held = terminal.held_read_only;
         match shared.contained() {
             Some(contained) if Terminal::runs_shell(&contained) => {
                 if encoded.edits {
@@ -377,6 +382,7 @@ impl Executor {
                     InputCheck::Command {
                         command: encoded.typed,
                         workdir,
+                        held,
                     }
                 }
             }
@@ -384,6 +390,7 @@ impl Executor {
                 command: terminal.command.clone(),
                 workdir,
                 has_text: !encoded.typed.trim().is_empty(),
+                held,
             },
         }
     }

@@ -604,19 +604,26 @@ impl Tool for BashWriteTool {
             .executor
             .input_check(&args.session_id, agent, &args.input)
         {
-            InputCheck::Command { command, workdir } => Some(CheckedAs {
+            InputCheck::Command {
+                command,
+                workdir,
+                held,
+            } => Some(CheckedAs {
                 tool: "bash".into(),
                 arguments: serde_json::json!({"command": command, "workdir": workdir}),
                 opaque_input: false,
+                held,
             }),
             InputCheck::Program {
                 command,
                 workdir,
                 has_text,
+                held,
             } => Some(CheckedAs {
                 tool: "bash".into(),
                 arguments: serde_json::json!({"command": command, "workdir": workdir}),
                 opaque_input: has_text,
+                held,
             }),
             _ => None,
         }

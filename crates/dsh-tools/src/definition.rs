@@ -272,6 +272,11 @@ pub struct CheckedAs {
     /// The call also feeds input to a program the policy cannot see into
     /// (a REPL): what the input makes it do is not in `arguments`.
     pub opaque_input: bool,
+    /// What the input does runs where the kernel already holds it
+    /// read-only (a session started so): a call the analysis alone allows
+    /// needs nothing more. When false, such a call cannot be held by the
+    /// kernel, and the permission layer asks instead.
+    pub held: bool,
 }
 
 /// A [`Tool`] as a [`ToolDefinition`]: holds the argument spec, built once.
