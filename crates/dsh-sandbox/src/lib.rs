@@ -1,10 +1,14 @@
 //! # dsh-sandbox
 //!
-//! Confining a command once it runs: Landlock file, TCP and scope rules,
-//! built from a [`SandboxPolicy`] by a pure transform ([`confine`]) and
-//! turned into a ruleset ([`Confinement::ruleset`]) that the spawning code
-//! applies in the child, between `fork` and `exec`, with
-//! `PR_SET_NO_NEW_PRIVS` (the executor of `dsh-tool-bash` does).
+//! Confining a command once it runs. A [`SandboxPolicy`] becomes a
+//! [`Confinement`] by a pure transform ([`confine`]); its [`Layout`] is the
+//! Landlock ruleset (file, TCP and scope rules) with what a mount namespace
+//! must bind or hide; a [`ChildPlan`] prepared from it before `fork` is
+//! applied by the child between `fork` and `exec`: a private mount
+//! namespace where available, no inherited descriptors, no capabilities,
+//! `no_new_privs`, Landlock, and a system-call filter ([`SeccompFilters`]).
+//! The executor of `dsh-tool-bash` does this for every confined command;
+//! `MECHANISMS.md` says which guarantee rests on which mechanism.
 //!
 //! ```
 //! use dsh_sandbox::{confine, SandboxMode, SandboxPolicy};
@@ -74,7 +78,11 @@
 //! [`Confinement::read_denials`] names files no command may read (the
 //! permission rules' `Read(…)` deny rules): literal paths, and directories
 //! walked (within the same bound, not into `.git` nor denied directories,
-//! not following links) for entries a matcher denies. A denied entry gets
+//! not following links) for entries a matcher denies. In a mount
+//! namespace ([`Confinement::namespaces`]) each denied entry is listed in
+//! [`Layout::masked`] and the child hides it under an empty mode-000 mount
+//! (sound because it has no capability left and Landlock forbids mount
+//! changes). Elsewhere a denied entry gets
 //! neither `ReadFile`, `ReadDir` nor `Execute`: reads are granted around
 //! it, each directory on the way from `/` getting only `ReadDir` and each
 //! other entry (links left out) every read right. Reading through a link,
@@ -83,8 +91,12 @@
 //! layout is built ([`ConfineError::WalkBound`]): the call must ask rather
 //! than run with the denial not held.
 //!
-//! Caveats: a file created during a call directly in a directory on the
-//! way to a denied entry cannot be read in that call (no rule covers it;
+//! Block devices and the disk passthrough character devices in `/dev` are
+//! never readable (root owns them; they hold every file's bytes).
+//!
+//! Caveats (where Landlock holds the denial): a file created during a call
+//! directly in a directory on the way to a denied entry cannot be read in
+//! that call (no rule covers it;
 //! the next layout does). The names inside a denied directory can be
 //! listed (its ancestors' `ReadDir` holds beneath them), though nothing
 //! in it can be read. A bare-name rule (`.env`) is held only in the
@@ -96,13 +108,14 @@
 //!
 //! ## What is not blocked
 //!
-//! Landlock restricts paths and TCP ports, nothing else: UDP (DNS, QUIC),
-//! raw and other socket families, already-open file descriptors (the
-//! command's own pipes), named UNIX sockets reached through a path the
-//! rules allow (the session bus, an ssh agent, `docker.sock`: each can run
-//! commands outside the sandbox), changes of metadata (mode, times,
-//! extended attributes) of files outside the roots, and reads of anything
-//! read denials do not name.
+//! Landlock restricts paths and TCP ports, nothing else; the child plan
+//! closes most of the rest (no sockets at all with the network off, no
+//! inherited descriptors, no capabilities, the filter, every other mount
+//! read-only in the namespace). Still open: without a mount namespace,
+//! changes of metadata (mode, times, `user.*` attributes) of one's own
+//! files outside the roots; with the network on, programs outside reached
+//! over a socket; reads of anything read denials do not name; CPU and
+//! memory exhaustion.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
