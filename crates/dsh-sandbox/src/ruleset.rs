@@ -134,9 +134,6 @@ pub(crate) fn build(c: &Confinement, support: Support) -> Result<(Layout, Stamps
     if masking {
         masked = std::mem::take(&mut denied);
     }
-    // Block devices hold every file's bytes: root, who owns them, would
-    // read the disk past any rule.
-    denied.extend(block_devices(&mut stamps));
     let mut exclusions: Vec<Exclusion> = denied
         .into_iter()
         .map(|path| Exclusion {
@@ -148,6 +145,29 @@ pub(crate) fn build(c: &Confinement, support: Support) -> Result<(Layout, Stamps
         path: PathBuf::from("/"),
         rights: read,
     }];
+    // Devices: a confined command reads only those a program needs. Disks
+    // (block devices, SCSI and NVMe passthrough) hold every file's bytes,
+    // and root, who owns them, would read them past any rule. Few rules
+    // (not one per entry of /dev): every child merges them all.
+    if c.mode != SandboxMode::DangerFullAccess {
+        let dev = Path::new("/dev");
+        stamps.note(dev);
+        exclusions.push(Exclusion {
+            path: dev.to_owned(),
+            removed: read,
+        });
+        grants.push(Grant {
+            path: dev.to_owned(),
+            rights: AccessFs::ReadDir.into(),
+        });
+        grants.extend(
+            READABLE_DEVICES
+                .iter()
+                .map(|name| dev.join(name))
+                .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_symlink()))
+                .map(|path| Grant { path, rights: read }),
+        );
+    }
     grants.extend(whole.iter().map(|r| Grant {
         path: r.clone(),
         rights: write,
@@ -263,33 +283,11 @@ pub(crate) fn build(c: &Confinement, support: Support) -> Result<(Layout, Stamps
     ))
 }
 
-/// The block devices directly in `/dev`, and the character devices that
-/// reach a disk the same way, whose directory is stamped so a
-/// new one (a loop device attached) makes the layout be built again.
-fn block_devices(stamps: &mut Stamps) -> Vec<PathBuf> {
-    use std::os::unix::fs::FileTypeExt;
-    let dev = Path::new("/dev");
-    stamps.note(dev);
-    std::fs::read_dir(dev)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| {
-                    // Character devices that pass commands to a disk (SCSI
-                    // and NVMe generic, bsg) read it as well as a block one.
-                    let name = e.file_name();
-                    let name = name.to_string_lossy();
-                    let passthrough =
-                        name.starts_with("sg") || name.starts_with("ng") || name == "bsg";
-                    e.file_type().is_ok_and(|t| {
-                        t.is_block_device() || (passthrough && (t.is_char_device() || t.is_dir()))
-                    })
-                })
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default()
-}
+/// What a confined command may read in `/dev`: the devices programs open
+/// by name, the terminals, shared memory and message queues.
+const READABLE_DEVICES: &[&str] = &[
+    "null", "zero", "full", "random", "urandom", "tty", "ptmx", "pts", "shm", "mqueue",
+];
 
 /// A literal denied path as exclusions on disk: the path under its
 /// parent's real location, and the target of a link. Nothing when it does

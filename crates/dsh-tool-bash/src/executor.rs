@@ -515,7 +515,26 @@ fn sandbox_note(
     });
     let escalate = "to run it unconfined, call again with sandbox_permissions: \"require_escalated\" and a justification";
     let read_denied = |path: &str| denials.is_some_and(|d| (d.matcher)(&lexical(&cwd.join(path))));
+    // `head: cannot open 'x' for reading: …` names a read, not a write.
+    static READ: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let read = READ.get_or_init(|| {
+        regex::Regex::new(r"cannot open ['‘]([^'’\n]+)['’] for reading: Permission denied")
+            .expect("the read denial pattern is valid")
+    });
     for text in [stderr, stdout] {
+        if let Some(caps) = read.captures(text) {
+            let path = caps[1].trim();
+            if read_denied(path) {
+                return Some(format!(
+                    "[sandbox: reading {path} is denied: a Read deny rule names it]"
+                ));
+            }
+            if let Some(mode) = mode.map(dsh_sandbox::SandboxMode::as_str) {
+                return Some(format!(
+                    "[sandbox: reading {path} denied under {mode}; {escalate}]"
+                ));
+            }
+        }
         for (i, re) in patterns.iter().enumerate() {
             let Some(caps) = re.captures(text) else {
                 continue;

@@ -186,3 +186,37 @@ async fn background_tasks_and_sessions_keep_the_hold() {
     assert!(text.contains("session-1"), "{text}");
     assert!(!dir.proj().join("made-in-session").exists());
 }
+
+#[tokio::test]
+async fn disks_are_not_readable_under_the_hold() {
+    use std::os::unix::fs::FileTypeExt;
+    if !kernel_confines() {
+        return;
+    }
+    // Any block device here (the root disk, a loop device): root owns it,
+    // so without the sandbox it reads the bytes of every file.
+    let Some(disk) = std::fs::read_dir("/dev")
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| e.file_type().is_ok_and(|t| t.is_block_device()))
+        .map(|e| e.path())
+    else {
+        eprintln!("skipped: no block device in /dev");
+        return;
+    };
+    let dir = TempDir::new("disk");
+    let ex = executor(&dir, true);
+    let line = format!("head -c 1 {} | wc -c", disk.display());
+    let held = run(&ex, &line, Confine::ReadOnly).await.model_text();
+    assert!(held.starts_with("0\n"), "{held}");
+    assert!(held.contains("[sandbox: reading "), "{held}");
+    // The devices programs open by name still work.
+    let out = run(
+        &ex,
+        "head -c 4 /dev/urandom | wc -c; echo x > /dev/null && echo ok",
+        Confine::ReadOnly,
+    )
+    .await
+    .model_text();
+    assert!(out.starts_with("4\nok\n"), "{out}");
+}
