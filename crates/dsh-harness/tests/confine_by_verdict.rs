@@ -324,3 +324,27 @@ async fn input_the_analysis_allows_into_an_unheld_session_asks() {
         .execute(ToolExecution::new("k", "bash_kill", json!({"task_id": id})))
         .await;
 }
+
+#[tokio::test]
+async fn holding_read_denials_alone_leaves_signals_to_other_processes() {
+    if !kernel_confines() {
+        return;
+    }
+    let dir = TempDir::new("signals");
+    let mut outside = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let settings = json!({"permissions": {
+        "allow": ["Bash(kill:*)"],
+        "deny": ["Read(./.env)"]
+    }});
+    let p = pipeline(&dir, settings, None);
+    let r = call(&p, &format!("kill -0 {} && echo alive", outside.id())).await;
+    let _ = outside.kill();
+    let _ = outside.wait();
+    assert!(r.text().starts_with("alive"), "{}", r.text());
+    // The same call still cannot read the denied file.
+    let r = call(&p, "kill -0 $$ && cat .env").await;
+    assert!(!r.text().contains("hunter2"), "{}", r.text());
+}
