@@ -351,8 +351,9 @@ fn sandbox_status(json: bool) -> ExitCode {
         yes(status.tcp),
         yes(status.scoping),
         if status.files {
-            "held by Landlock for every call but an approved escalation (files found by a \
-             walk of the working directories, at most 200 000 entries)"
+            "held by the kernel for every call but an approved escalation: hidden under empty \
+             mounts in a confined command's mount namespace, Landlock around them elsewhere \
+             (files found by a walk of the working directories, at most 200 000 entries)"
         } else {
             "held by the rules alone (no Landlock here)"
         },
