@@ -21,9 +21,9 @@
 //!
 //! ## What is assembled, in order
 //!
-//! 1. The first-party tools: `bash`, `bash_output`, `bash_kill`, over one
-//!    [`Executor`] configured from the settings' `bash` section and the
-//!    working directory. The executor lives as long as the pipeline, so
+//! 1. The first-party tools: `bash`, `bash_output`, `bash_write`,
+//!    `bash_kill`, over one [`Executor`] configured from the settings'
+//!    `bash` and `sandbox` sections and the working directory. The executor lives as long as the pipeline, so
 //!    background tasks outlive a single call. Unless `bash.maxOutputBytes`
 //!    says otherwise, a result keeps [`DEFAULT_OUTPUT_BYTES_PER_STREAM`] bytes
 //!    of each stream (head and tail), so a whole result fits what clients show.
@@ -34,9 +34,15 @@
 //!    decision reaches it; none when the settings have no hooks or
 //!    `disableAllHooks`), then the permission policy (rules and mode from
 //!    the settings, the mode overridable by [`PipelineOptions::mode`]).
-//!    The sandbox and a timeout take their documented places in this list
-//!    as they land; nothing else is added. `PermissionRequest` hooks answer
-//!    an *ask* before the front-end's approver.
+//!    Nothing else is added. `PermissionRequest` hooks answer an *ask*
+//!    before the front-end's approver.
+//! 3. Confinement is the executor's, per call, as the permission layer
+//!    decided it: a call allowed only because the analysis judged it
+//!    read-only runs read-only with the network off (`sandbox.confineReadOnly`),
+//!    other calls under the settings' sandbox, and what `Read` deny rules
+//!    name is kept unread by the kernel for every call but an approved
+//!    escalation. Timeouts are the bash tools' own (`bash.defaultTimeoutMs`,
+//!    `bash.maxTimeoutMs`), enforced by the executor.
 //!
 //! Approval (who answers an *ask*) is the front-end's: a terminal, an editor,
 //! an MCP client. [`Pipeline::set_approver`] installs one; with none, *ask*

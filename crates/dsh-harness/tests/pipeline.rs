@@ -324,3 +324,61 @@ async fn session_input_is_checked_as_the_command_it_types() {
         refused.text()
     );
 }
+
+/// Stopping a background task one started changes nothing the call that
+/// started it could not: no mode asks about it, and a deny rule still holds.
+#[tokio::test]
+async fn killing_ones_own_background_task_is_never_asked_about() {
+    let dir = TempDir::new("own-kill");
+    let settings = dir.0.join("settings.json");
+    for (mode, deny, want_killed) in [
+        (Mode::Default, false, true),
+        (Mode::DontAsk, false, true),
+        (Mode::Plan, false, true),
+        (Mode::Default, true, false),
+    ] {
+        let rules = if deny {
+            json!({"permissions": {"allow": ["Bash(sleep:*)"], "deny": ["bash_kill"]}})
+        } else {
+            json!({"permissions": {"allow": ["Bash(sleep:*)"]}})
+        };
+        std::fs::write(&settings, rules.to_string()).unwrap();
+        // Started outside plan mode (plan mode would not start it).
+        let pipeline = Pipeline::build(
+            &PipelineOptions::default()
+                .no_user_settings(true)
+                .settings_only(true)
+                .settings(&settings)
+                .cwd(&dir.0),
+        )
+        .unwrap();
+        let started = pipeline
+            .registry()
+            .execute(ToolExecution::new(
+                "s",
+                "bash",
+                json!({"command": "sleep 30", "run_in_background": true}),
+            ))
+            .await;
+        assert!(!started.is_error, "{}", started.text());
+        pipeline.permissions().set_mode(mode);
+        let killed = pipeline
+            .registry()
+            .execute(ToolExecution::new(
+                "k",
+                "bash_kill",
+                json!({"task_id": "bash-1"}),
+            ))
+            .await;
+        if want_killed {
+            assert!(!killed.is_error, "{mode}: {}", killed.text());
+        } else {
+            assert_eq!(
+                killed.code(),
+                Some(ErrorCode::PermissionDenied),
+                "{}",
+                killed.text()
+            );
+        }
+    }
+}

@@ -216,7 +216,8 @@ impl Middleware for PermissionMiddleware {
         if let Err(err) = tool.check_arguments(args) {
             return Box::pin(async move { Err(err) });
         }
-        let read_only = tool.annotations().is_read_only();
+        // Reading or stopping one's own earlier work is decided as a read.
+        let read_only = tool.annotations().is_read_only() || tool.acts_on_own_work();
         let checked_as = tool.checked_as(args, exec.agent.as_deref());
         let (verdict, mode) = {
             let policy = read(&self.state.policy);

@@ -518,6 +518,13 @@ impl Tool for BashKillTool {
         })
     }
 
+    /// The executor refuses another agent's task: stopping one's own
+    /// changes nothing the call that started it could not (it could have
+    /// run in the foreground and been cancelled).
+    fn acts_on_own_work(&self) -> bool {
+        true
+    }
+
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations {
             title: Some("Stop a background task".into()),

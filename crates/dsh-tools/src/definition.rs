@@ -170,6 +170,14 @@ pub trait ToolDefinition: Send + Sync + 'static {
         None
     }
 
+    /// Whether the tool only reads or stops what the same caller started
+    /// earlier (and refuses anything else): it then changes nothing that
+    /// earlier call could not, and a permission check decides it as a read
+    /// (deny rules still hold). Default: `false`.
+    fn acts_on_own_work(&self) -> bool {
+        false
+    }
+
     /// The tool's own deadline. Only [`crate::TimeoutMiddleware`] enforces it:
     /// a registry without one lets the call run for as long as it takes.
     fn timeout(&self) -> Option<Duration> {
@@ -259,6 +267,11 @@ pub trait Tool: Send + Sync + 'static {
     /// [`ToolDefinition::checked_as`].
     fn checked_as(&self, _args: &Self::Args, _agent: Option<&str>) -> Option<CheckedAs> {
         None
+    }
+
+    /// See [`ToolDefinition::acts_on_own_work`].
+    fn acts_on_own_work(&self) -> bool {
+        false
     }
 }
 
@@ -396,6 +409,10 @@ impl<T: Tool> ToolDefinition for TypedTool<T> {
     fn checked_as(&self, args: &Value, agent: Option<&str>) -> Option<CheckedAs> {
         self.typed(args)
             .and_then(|a| self.tool.checked_as(&a, agent))
+    }
+
+    fn acts_on_own_work(&self) -> bool {
+        self.tool.acts_on_own_work()
     }
 }
 
