@@ -358,11 +358,16 @@ fn approval_form(request: &ApprovalRequest) -> Value {
     })
 }
 
-/// What the user chose: anything but an accepted form with a known choice
-/// (a decline, a cancel, an unknown answer) refuses the call.
+/// What the user chose. A decline or a cancel is not one of the form's
+/// options (headless clients answer so by themselves): the call is not
+/// approved, and says which rule would allow it. An accepted form without
+/// a known choice refuses the call.
 fn decision(answer: &ElicitResult) -> ApprovalAnswer {
-    if answer.action != ElicitationAction::Accept {
-        return ApprovalAnswer::RejectOnce;
+    match answer.action {
+        ElicitationAction::Accept => {}
+        ElicitationAction::Decline => return ApprovalAnswer::Declined,
+        ElicitationAction::Cancel => return ApprovalAnswer::Cancelled,
+        _ => return ApprovalAnswer::RejectOnce,
     }
     let chosen = answer
         .content

@@ -78,6 +78,14 @@ pub enum ApprovalAnswer {
     /// cannot show a prompt): the call fails closed with
     /// `APPROVAL_UNAVAILABLE`, as with no approver at all.
     Unavailable,
+    /// The client answered "decline" instead of one of the question's
+    /// options. Headless clients (`codex exec`) answer so by themselves,
+    /// so it is not reported as a person's rejection: the call fails with
+    /// `APPROVAL_UNAVAILABLE` and the rule that would allow it.
+    Declined,
+    /// The client answered "cancel" instead of one of the options (what
+    /// `claude -p` answers by itself); as [`ApprovalAnswer::Declined`].
+    Cancelled,
 }
 
 /// Answers *ask* verdicts: a terminal prompt, an ACP permission request, a test script.

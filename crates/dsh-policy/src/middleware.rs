@@ -138,6 +138,28 @@ fn unavailable(verdict: &Verdict) -> ToolError {
     )
 }
 
+/// The error of an *ask* the client answered without one of the question's
+/// options (`decline`, `cancel`): not a person's rejection, so it says which
+/// rule would allow the call, as when nobody could be asked.
+fn not_answered(verdict: &Verdict, action: &str) -> ToolError {
+    let rules: Vec<String> = verdict.grants.iter().map(|r| format!("\"{r}\"")).collect();
+    let hint = if rules.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; to allow it, add {} to permissions.allow in the settings",
+            rules.join(", ")
+        )
+    };
+    ToolError::new(
+        ErrorCode::ApprovalUnavailable,
+        format!(
+            "not approved: the client answered `{action}` without choosing one of the question's options (clients that cannot show the question answer so by themselves): {}{hint}",
+            verdict.evaluation.reason
+        ),
+    )
+}
+
 /// The error a denial becomes.
 fn denial(verdict: &Verdict) -> ToolError {
     let e = &verdict.evaluation;
@@ -298,6 +320,8 @@ impl Middleware for PermissionMiddleware {
             };
             match approver.ask(request).await {
                 ApprovalAnswer::Unavailable => Err(unavailable(&verdict)),
+                ApprovalAnswer::Declined => Err(not_answered(&verdict, "decline")),
+                ApprovalAnswer::Cancelled => Err(not_answered(&verdict, "cancel")),
                 ApprovalAnswer::AllowOnce => {
                     if let Some(hold) = plan_hold {
                         exec.extensions.insert(hold);

@@ -295,9 +295,17 @@ impl ClientHandler for Recording {
         if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
             self.asked.lock().unwrap().push(message.clone());
         }
-        let mut result = ElicitResult::new(ElicitationAction::Accept);
-        result.content = self.decision.map(|d| json!({ "decision": d }));
-        Ok(result)
+        // `!decline` and `!cancel` answer as headless clients do, without
+        // one of the form's options.
+        Ok(match self.decision {
+            Some("!decline") => ElicitResult::new(ElicitationAction::Decline),
+            Some("!cancel") => ElicitResult::new(ElicitationAction::Cancel),
+            choice => {
+                let mut result = ElicitResult::new(ElicitationAction::Accept);
+                result.content = choice.map(|d| json!({ "decision": d }));
+                result
+            }
+        })
     }
 }
 
@@ -354,6 +362,32 @@ async fn an_ask_becomes_an_elicitation_when_the_client_offers_one() {
     assert!(!dir.0.join("made").exists());
     assert_eq!(reject.asked.lock().unwrap().len(), 1);
     client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decline_or_cancel_is_not_a_rejection_and_names_the_rule() {
+    for (answer, word) in [("!decline", "decline"), ("!cancel", "cancel")] {
+        let dir = TempDir::new(&format!("elicit-{word}"));
+        let client_answers = Recording {
+            decision: Some(answer),
+            ..Recording::default()
+        };
+        let (client, _pid) = start_with(&dir.0, client_answers.clone()).await;
+        let refused = call(&client, "bash", json!({"command": "touch made"})).await;
+        assert_eq!(refused.is_error, Some(true));
+        let said = text(&refused);
+        assert!(
+            said.contains(&format!("not approved: the client answered `{word}`")),
+            "{said}"
+        );
+        assert!(!said.contains("rejected"), "{said}");
+        assert!(
+            said.contains("add \"Bash(touch made)\" to permissions.allow"),
+            "{said}"
+        );
+        assert!(!dir.0.join("made").exists());
+        client.cancel().await.unwrap();
+    }
 }
 
 /// Starts a background `sleep` with a unique marker and returns its PID.
