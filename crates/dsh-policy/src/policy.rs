@@ -450,7 +450,13 @@ impl PermissionPolicy {
         let wide = |r: &Rule| matches(r, true);
         let narrow = |r: &Rule| matches(r, false);
         let subject = format!("{tool} call");
-        let grant = Rule::tool_name(tool).ok();
+        // A proxied tool is named in rules as `mcp__SERVER__TOOL` (its first
+        // alias), not by the name the client shows.
+        let rule_name = aliases
+            .first()
+            .filter(|a| a.starts_with("mcp__"))
+            .map_or(tool, String::as_str);
+        let grant = Rule::tool_name(rule_name).ok();
         let outcome = (|| {
             if let Some(o) = self.first_match(RuleList::Deny, &wide, &subject) {
                 return o;

@@ -303,9 +303,15 @@ async fn rules_name_upstream_tools_as_claude_code_users_write_them() {
     let asked = proxy.call("rich", json!({})).await;
     assert_eq!(asked.is_error, Some(true));
     assert!(text(&asked).contains("Error:"), "{}", text(&asked));
-    // No rule at all: asked too, never allowed by default.
+    // No rule at all: asked too, never allowed by default; the hint names
+    // the rule dsh matches, not the name the client shows.
     let unruled = proxy.call("env", json!({"name": "PATH"})).await;
     assert_eq!(unruled.is_error, Some(true));
+    assert!(
+        text(&unruled).contains("add \"mcp__fx__env\" to permissions.allow"),
+        "{}",
+        text(&unruled)
+    );
     // Only echo and calls reached the upstream.
     assert_eq!(text(&proxy.call("calls", json!({})).await), "2");
 
