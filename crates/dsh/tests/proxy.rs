@@ -268,6 +268,14 @@ async fn one_upstream_is_listed_and_called_under_its_own_names() {
         proxy.stderr().contains("\"dotted.name\" is exposed as")
     })
     .await;
+    // Which rule names which tool, once at start-up.
+    assert!(
+        proxy
+            .stderr()
+            .contains("tool \"echo\" is exposed as \"echo\"; rules name it mcp__fx__echo"),
+        "{}",
+        proxy.stderr()
+    );
     // The upstream's own claims are shown to the client, as its schema is.
     let write = tools.iter().find(|t| t.name == "write_file").unwrap();
     let hints = serde_json::to_value(write.annotations.as_ref().unwrap()).unwrap();

@@ -236,6 +236,19 @@ impl Proxy {
                 tools.push((upstream.clone(), tool));
             }
         }
+        // The client shows a proxied tool under its own name for us (e.g.
+        // `mcp__dsh__echo`); rules name it by the server dsh starts: say
+        // which rule names which tool, once.
+        for (upstream, tool) in &tools {
+            let rule = naming::rule_aliases(&upstream.config.name, &tool.upstream_name)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+            (upstream.options.stderr)(&format!(
+                "[dsh] upstream {:?}: tool {:?} is exposed as {:?}; rules name it {rule}",
+                upstream.config.name, tool.upstream_name, tool.exposed
+            ));
+        }
         for (upstream, tool) in tools {
             upstream.register(registry, tool).map_err(|e| {
                 ProxyError::new(format!(
