@@ -120,28 +120,22 @@ impl PermissionMiddleware {
 /// The error of an *ask* nobody could answer: it says what rule would
 /// allow the call, so the user can add it.
 fn unavailable(verdict: &Verdict) -> ToolError {
-    let rules: Vec<String> = verdict.grants.iter().map(|r| format!("\"{r}\"")).collect();
-    let hint = if rules.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; to allow it, add {} to permissions.allow in the settings",
-            rules.join(", ")
-        )
-    };
-    ToolError::new(
-        ErrorCode::ApprovalUnavailable,
-        format!(
-            "approval required but no approver is available: {}{hint}",
-            verdict.evaluation.reason
-        ),
-    )
+    not_approved(verdict, "approval required but no approver is available")
 }
 
 /// The error of an *ask* the client answered without one of the question's
 /// options (`decline`, `cancel`): not a person's rejection, so it says which
 /// rule would allow the call, as when nobody could be asked.
 fn not_answered(verdict: &Verdict, action: &str) -> ToolError {
+    not_approved(
+        verdict,
+        &format!("not approved: the client answered `{action}` without choosing one of the question's options (clients that cannot show the question answer so by themselves)"),
+    )
+}
+
+/// `APPROVAL_UNAVAILABLE`: `what`, the reason, and the rules that would
+/// allow the call.
+fn not_approved(verdict: &Verdict, what: &str) -> ToolError {
     let rules: Vec<String> = verdict.grants.iter().map(|r| format!("\"{r}\"")).collect();
     let hint = if rules.is_empty() {
         String::new()
@@ -153,10 +147,7 @@ fn not_answered(verdict: &Verdict, action: &str) -> ToolError {
     };
     ToolError::new(
         ErrorCode::ApprovalUnavailable,
-        format!(
-            "not approved: the client answered `{action}` without choosing one of the question's options (clients that cannot show the question answer so by themselves): {}{hint}",
-            verdict.evaluation.reason
-        ),
+        format!("{what}: {}{hint}", verdict.evaluation.reason),
     )
 }
 
