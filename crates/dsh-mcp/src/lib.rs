@@ -156,6 +156,40 @@ impl ServerHandler for McpServer {
         info
     }
 
+    /// The stateless revision asks for list changes with
+    /// `subscriptions/listen`: tool-list changes are what this server has.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        let mut accepted = rmcp::model::SubscriptionFilter::new();
+        accepted.tools_list_changed = Some(true);
+        Some(accepted)
+    }
+
+    /// Sends `notifications/tools/list_changed` on the subscription whenever
+    /// the registry changes, until the client cancels it.
+    async fn listen(
+        &self,
+        subscription: rmcp::service::SubscriptionContext,
+    ) -> Result<(), ErrorData> {
+        let mut changes = self.registry.subscribe();
+        loop {
+            tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                change = changes.recv() => match change {
+                    Ok(RegistryChange::Added(_) | RegistryChange::Removed(_))
+                    | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if subscription.sink().notify_tool_list_changed().await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,

@@ -1183,3 +1183,78 @@ async fn upstream_servers_start_inside_the_sandbox() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// The stateless revision has no session to send notifications on: a
+/// client asks for list changes with `subscriptions/listen`, and gets them
+/// on that request.
+#[test]
+fn in_the_stateless_revision_list_changes_reach_a_listening_client() {
+    use std::io::{BufRead, Write};
+    let dir = TempDir::new("listen");
+    let settings = dir.path("settings.json");
+    std::fs::write(&settings, allow_fx().to_string()).unwrap();
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_dsh"))
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent/dsh-tests-claude-config")
+        .arg("mcp")
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--cwd")
+        .arg(&dir.0)
+        .args(fx_args(&upstream_binary()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let stdout = server.stdout.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if let Ok(message) = serde_json::from_str(&line) {
+                if lines.send(message).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "by-hand", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut send = |message: Value| {
+        writeln!(input, "{message}").unwrap();
+        input.flush().unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"toolsListChanged": true}
+        }}),
+    );
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "_meta": meta, "name": "grow", "arguments": {}
+        }}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut seen = Vec::new();
+    let mut changed = false;
+    while !changed && Instant::now() < deadline {
+        let Ok(message) = received.recv_timeout(Duration::from_millis(200)) else {
+            continue;
+        };
+        changed = message["method"] == json!("notifications/tools/list_changed");
+        seen.push(message);
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(changed, "no list change on the subscription: {seen:#?}");
+    assert!(
+        !seen
+            .iter()
+            .any(|m| m["id"] == json!(1) && m["error"]["code"] == json!(-32601)),
+        "subscriptions/listen not found: {seen:#?}"
+    );
+}
