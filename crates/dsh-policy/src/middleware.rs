@@ -280,17 +280,21 @@ impl Middleware for PermissionMiddleware {
             };
             e.origin = Origin::Mode;
         }
+        // What the kernel must hold: for a call allowed as it stands, what
+        // the verdict says; for one a person approves, only plan mode's.
+        let held = match verdict.evaluation.decision {
+            Decision::Allow => hold.or(plan_hold),
+            Decision::Ask | Decision::Deny => plan_hold,
+        };
         let mut exec = exec;
+        if let Some(held) = held {
+            exec.extensions.insert(held);
+        }
         let aliases = tool.aliases().to_vec();
         let state = self.state.clone();
         Box::pin(async move {
             match verdict.evaluation.decision {
-                Decision::Allow => {
-                    if let Some(hold) = hold.or(plan_hold) {
-                        exec.extensions.insert(hold);
-                    }
-                    return Ok(next.run(exec).await);
-                }
+                Decision::Allow => return Ok(next.run(exec).await),
                 Decision::Deny => return Err(denial(&verdict)),
                 Decision::Ask => {}
             }
@@ -313,12 +317,7 @@ impl Middleware for PermissionMiddleware {
                 ApprovalAnswer::Unavailable => Err(unavailable(&verdict)),
                 ApprovalAnswer::Declined => Err(not_answered(&verdict, "decline")),
                 ApprovalAnswer::Cancelled => Err(not_answered(&verdict, "cancel")),
-                ApprovalAnswer::AllowOnce => {
-                    if let Some(hold) = plan_hold {
-                        exec.extensions.insert(hold);
-                    }
-                    Ok(next.run(exec).await)
-                }
+                ApprovalAnswer::AllowOnce => Ok(next.run(exec).await),
                 ApprovalAnswer::AllowAlways => {
                     remember(&state, RuleList::Allow, &verdict.grants);
                     {
@@ -326,9 +325,6 @@ impl Middleware for PermissionMiddleware {
                         for rule in verdict.grants {
                             policy.add_session_rule(RuleList::Allow, rule);
                         }
-                    }
-                    if let Some(hold) = plan_hold {
-                        exec.extensions.insert(hold);
                     }
                     Ok(next.run(exec).await)
                 }

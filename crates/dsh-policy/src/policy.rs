@@ -616,14 +616,19 @@ impl PermissionPolicy {
         // read-only hold when nothing but the analysis allows it, or the
         // kernel keeping what `Read` deny rules name unread (held for every
         // call but an approved escalation).
-        let confined = self.sandbox.or_else(|| {
-            self.read_only_hold.filter(|_| {
-                self.mode == Mode::Plan
-                    || runs_on_analysis_alone(&outcomes)
-                    || self.has_read_denials()
+        // Asked only of an escalation: most calls never get here.
+        let confined = escalated
+            .then(|| {
+                self.sandbox.or_else(|| {
+                    self.read_only_hold.filter(|_| {
+                        self.mode == Mode::Plan
+                            || runs_on_analysis_alone(&outcomes)
+                            || self.has_read_denials()
+                    })
+                })
             })
-        });
-        if escalated && self.mode == Mode::Plan && confined.is_some() {
+            .flatten();
+        if self.mode == Mode::Plan && confined.is_some() {
             outcomes.push(
                 Outcome::plan(format!(
                     "{PLAN_MODE_MESSAGE} (in plan mode every command runs read-only; nothing runs outside)"
@@ -633,7 +638,7 @@ impl PermissionPolicy {
             );
             return self.finish(outcomes);
         }
-        if let (true, Some(allowed)) = (escalated, confined) {
+        if let Some(allowed) = confined {
             let why = args
                 .get("justification")
                 .and_then(Value::as_str)

@@ -170,41 +170,32 @@ impl Default for ChildConfig {
 }
 
 impl ChildConfig {
-    /// The configuration for `confinement`, entered with `ruleset`: the
-    /// network as the confinement says; where namespaces are available, the
-    /// protected names of each writable root (`.git`, `.claude`) that exist
-    /// bound read-only, and the root read-only but for the writable roots.
-    ///
-    /// A protected name that does not exist, or is a symbolic link (whose
-    /// target the bind would protect, not the name), is not bound: the
-    /// ruleset must then keep that root's own directory unwritable, as the
-    /// entry-by-entry ruleset does, or the command could create it.
-    pub fn for_confinement(
-        confinement: &crate::Confinement,
-        ruleset: Option<Arc<OwnedFd>>,
-    ) -> ChildConfig {
-        let namespaces = namespaces_available();
-        let mut config = ChildConfig {
-            ruleset,
+    /// The configuration that enters `confinement` as `layout` built it:
+    /// its ruleset, the network as the confinement says, and, when the
+    /// confinement uses a mount namespace ([`crate::Confinement::namespaces`]),
+    /// the layout's read-only binds and masks, every mount read-only but
+    /// the writable roots that exist, and System V IPC of its own.
+    pub fn for_layout(confinement: &crate::Confinement, layout: crate::Layout) -> ChildConfig {
+        let namespace = confinement.namespaces;
+        ChildConfig {
+            ruleset: Some(layout.ruleset),
             network: !confinement.block_network,
-            ipc_namespace: namespaces,
+            ipc_namespace: namespace,
+            read_only_binds: layout.read_only_binds,
+            masks: layout.masked,
+            read_only_root: namespace,
+            writable_paths: if namespace {
+                confinement
+                    .writable
+                    .iter()
+                    .map(|w| w.path.clone())
+                    .filter(|p| p.exists())
+                    .collect()
+            } else {
+                Vec::new()
+            },
             ..ChildConfig::default()
-        };
-        if namespaces {
-            for root in &confinement.writable {
-                for name in &root.read_only_names {
-                    let p = root.path.join(name);
-                    if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.file_type().is_symlink()) {
-                        config.read_only_binds.push(p);
-                    }
-                }
-                if root.path.exists() {
-                    config.writable_paths.push(root.path.clone());
-                }
-            }
-            config.read_only_root = true;
         }
-        config
     }
 }
 
@@ -579,18 +570,7 @@ impl ChildPlan {
         if let Some(ns) = &self.namespaces {
             enter_namespaces(ns)?;
         }
-        // SAFETY: `close_range` takes no pointers.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_close_range,
-                3 as libc::c_uint,
-                !0 as libc::c_uint,
-                CLOSE_RANGE_CLOEXEC,
-            )
-        };
-        if rc != 0 {
-            cloexec_one_by_one()?;
-        }
+        close_inherited()?;
         if !self.keep_capabilities {
             drop_capabilities(self.cap_last)?;
         }
@@ -624,6 +604,29 @@ impl ChildPlan {
             cmd.pre_exec(move || plan.apply());
         }
     }
+}
+
+/// Marks every descriptor above 2 close-on-exec, so the program run next
+/// gets none of what this process inherited or opened (descriptors stay
+/// usable until `exec`). Plain system calls only: for the child, between
+/// `fork` and `exec`, confined or not.
+///
+/// # Errors
+/// `getrlimit` failed where `close_range` is missing.
+pub fn close_inherited() -> io::Result<()> {
+    // SAFETY: `close_range` takes no pointers.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3 as libc::c_uint,
+            !0 as libc::c_uint,
+            CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if rc != 0 {
+        cloexec_one_by_one()?;
+    }
+    Ok(())
 }
 
 /// Where `close_range` is missing (before 5.11): `FD_CLOEXEC` on every

@@ -862,8 +862,9 @@ fn a_confinement_becomes_a_configuration() {
     std::fs::create_dir_all(dirs.root().join(".git/hooks")).unwrap();
     std::os::unix::fs::symlink("/etc", dirs.root().join(".claude")).unwrap();
     let policy = SandboxPolicy::default();
-    let confinement = confine(&policy, &[dirs.root()], &dirs.tmp()).unwrap();
-    let config = ChildConfig::for_confinement(&confinement, None);
+    let mut confinement = confine(&policy, &[dirs.root()], &dirs.tmp()).unwrap();
+    confinement.namespaces = dsh_sandbox::namespaces_available();
+    let config = ChildConfig::for_layout(&confinement, confinement.layout(support()).unwrap());
     assert!(!config.network);
     assert_eq!(config.read_only_binds, [dirs.root().join(".git")]);
     assert_eq!(config.writable_paths, [dirs.root(), dirs.tmp()]);
@@ -871,12 +872,7 @@ fn a_confinement_becomes_a_configuration() {
     // The plan runs: the root is read-only but for the writable paths.
     let victim = dirs.victim("v");
     std::fs::set_permissions(&victim, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
-    let ruleset = confinement.ruleset(support()).unwrap();
-    let plan = ChildPlan::prepare(ChildConfig::for_confinement(
-        &confinement,
-        Some(Arc::new(ruleset)),
-    ))
-    .unwrap();
+    let plan = ChildPlan::prepare(config).unwrap();
     let out = sh(
         Some(&plan),
         &dirs,
@@ -903,13 +899,10 @@ fn a_confinement_becomes_a_configuration() {
 fn ordinary_commands_still_work() {
     let dirs = Dirs::new();
     let policy = SandboxPolicy::default();
-    let confinement = confine(&policy, &[dirs.root()], &dirs.tmp()).unwrap();
-    let ruleset = confinement.ruleset(support()).unwrap();
-    let plan = ChildPlan::prepare(ChildConfig::for_confinement(
-        &confinement,
-        Some(Arc::new(ruleset)),
-    ))
-    .unwrap();
+    let mut confinement = confine(&policy, &[dirs.root()], &dirs.tmp()).unwrap();
+    confinement.namespaces = dsh_sandbox::namespaces_available();
+    let layout = confinement.layout(support()).unwrap();
+    let plan = ChildPlan::prepare(ChildConfig::for_layout(&confinement, layout)).unwrap();
     // Pipelines and subshells (clone), threads, a subprocess through
     // posix_spawn (clone3 refused, then clone), git, tar, ps, a FIFO.
     let out = sh(

@@ -1347,29 +1347,13 @@ impl Inner {
         if let Some((_, plan)) = plans.iter().find(|(k, _)| *k == key) {
             return Ok(Some(plan.clone()));
         }
-        let plan = dsh_sandbox::ChildPlan::prepare(dsh_sandbox::ChildConfig {
-            ruleset: Some(layout.ruleset),
-            network: policy.network,
-            // In a mount namespace of its own, every mount is read-only but
-            // the writable roots (so no mode, time or attribute changes of
-            // files outside them either), and System V IPC and message
-            // queues are the command's own.
-            ipc_namespace: namespace,
-            read_only_binds: layout.read_only_binds,
-            masks: layout.masked,
-            read_only_root: namespace,
-            writable_paths: if namespace {
-                confinement
-                    .writable
-                    .iter()
-                    .map(|w| w.path.clone())
-                    .filter(|p| p.exists())
-                    .collect()
-            } else {
-                Vec::new()
-            },
-            ..dsh_sandbox::ChildConfig::default()
-        })
+        // In a mount namespace of its own, every mount is read-only but the
+        // writable roots (so no mode, time or attribute changes of files
+        // outside them either).
+        let plan = dsh_sandbox::ChildPlan::prepare(dsh_sandbox::ChildConfig::for_layout(
+            &confinement,
+            layout,
+        ))
         .map_err(|e| sandbox_unavailable(&e.to_string()))?;
         let plan = Arc::new(plan);
         // A few layouts at a time (the hold, the settings' sandbox, after a

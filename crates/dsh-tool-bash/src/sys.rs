@@ -73,7 +73,7 @@ pub(crate) fn configure_child(
         }
         match &confinement {
             Some(plan) => plan.apply()?,
-            None => close_inherited(),
+            None => dsh_sandbox::close_inherited()?,
         }
         Ok(())
     };
@@ -333,33 +333,16 @@ unsafe fn exec_child(
                     fail(errno());
                 }
             }
-            None => close_inherited(),
+            None => {
+                if dsh_sandbox::close_inherited().is_err() {
+                    fail(errno());
+                }
+            }
         }
         libc::execve(plan.program.as_ptr(), argv, envp);
         fail(errno())
     }
 }
-
-/// Marks every descriptor above 2 close-on-exec, so a command gets none of
-/// what this process inherited or opened (a confined command's plan does the
-/// same). Best effort: a kernel without `close_range` (before 5.11) keeps
-/// today's behaviour.
-fn close_inherited() {
-    // SAFETY: `close_range` takes integer arguments only; the flag only
-    // marks descriptors, so the error pipe and the stdio set up above stay
-    // usable until `exec`.
-    unsafe {
-        libc::syscall(
-            libc::SYS_close_range,
-            3 as libc::c_uint,
-            !0 as libc::c_uint,
-            CLOSE_RANGE_CLOEXEC,
-        );
-    }
-}
-
-/// `close_range` flag: mark close-on-exec instead of closing.
-const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
 
 /// A pipe whose two ends close on exec.
 fn cloexec_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
