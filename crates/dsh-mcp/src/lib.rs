@@ -485,6 +485,41 @@ where
     serve_until(server, transport, false).await
 }
 
+/// rmcp puts a fresh `_meta.progressToken` on every request it sends. On a
+/// request of ours (an approval form, a ping) it would ask the client for
+/// progress notifications nobody reads, and clients log or show the stray
+/// token; so this transport takes it off whatever the server asks.
+struct NoProgressTokenOnOurRequests<T>(T);
+
+impl<T> rmcp::transport::Transport<RoleServer> for NoProgressTokenOnOurRequests<T>
+where
+    T: rmcp::transport::Transport<RoleServer>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        mut item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let rmcp::model::JsonRpcMessage::Request(sent) = &mut item {
+            use rmcp::model::GetMeta;
+            sent.request.get_meta_mut().remove("progressToken");
+        }
+        self.0.send(item)
+    }
+
+    fn receive(
+        &mut self,
+    ) -> impl std::future::Future<Output = Option<rmcp::service::RxJsonRpcMessage<RoleServer>>> + Send
+    {
+        self.0.receive()
+    }
+
+    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
+        self.0.close()
+    }
+}
+
 async fn serve_until<T, E, A>(
     server: McpServer,
     transport: T,
@@ -495,6 +530,7 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let mut changes = server.registry.subscribe();
+    let transport = NoProgressTokenOnOurRequests(transport.into_transport());
     let running = match server.serve(transport).await {
         Ok(running) => running,
         // A client that leaves before its first request ended the session

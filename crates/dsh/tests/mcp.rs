@@ -265,6 +265,8 @@ struct Recording {
     progress: Arc<Mutex<Vec<f64>>>,
     messages: Arc<Mutex<Vec<String>>>,
     asked: Arc<Mutex<Vec<String>>>,
+    /// The `_meta` of each `elicitation/create` the server sent.
+    asked_meta: Arc<Mutex<Vec<Value>>>,
     decision: Option<&'static str>,
 }
 
@@ -290,8 +292,12 @@ impl ClientHandler for Recording {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
+        self.asked_meta
+            .lock()
+            .unwrap()
+            .push(serde_json::to_value(&context.meta).unwrap());
         if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
             self.asked.lock().unwrap().push(message.clone());
         }
@@ -349,6 +355,12 @@ async fn an_ask_becomes_an_elicitation_when_the_client_offers_one() {
     let asked = allow.asked.lock().unwrap().clone();
     assert_eq!(asked.len(), 1);
     assert!(asked[0].contains("touch made"), "{asked:?}");
+    // The form asks for no progress: no token a client would log or show.
+    let meta = allow.asked_meta.lock().unwrap().clone();
+    assert!(
+        meta.iter().all(|m| m.get("progressToken").is_none()),
+        "{meta:?}"
+    );
     client.cancel().await.unwrap();
 
     let dir = TempDir::new("elicit-reject");
