@@ -1,0 +1,162 @@
+//! # dsh-tool-fs
+//!
+//! The file tools a model edits a project with, instead of `sed` and
+//! here-documents: `read`, `write`, `edit`, `glob`, `grep` and
+//! `apply_patch`, as typed [`dsh_tools::Tool`]s that go through the same
+//! pipeline as `bash` (permission rules by path, hooks, modes).
+//!
+//! - **`read`** numbers lines like `cat -n`, pages with `offset`/`limit`
+//!   and keeps the answer within the same budget as `bash`'s output; images
+//!   come back as image content; binary files, devices, FIFOs and sockets
+//!   are refused without blocking; a late page of a huge file is read by
+//!   streaming, in bounded memory.
+//! - **`write`** and **`edit`** change a file only if this agent read it in
+//!   this session and it has not changed since (by the hash of its
+//!   content, not by time); they keep CRLF line endings, tabs, a missing
+//!   final newline and the file's mode, and replace the file atomically
+//!   (a temporary file in the same directory, then a rename).
+//! - **`apply_patch`** takes Codex's patch format and applies it all or
+//!   nothing: every hunk of every file is checked before anything changes.
+//! - **`glob`** and **`grep`** walk the tree as ripgrep does (`.gitignore`
+//!   respected), on ripgrep's own crates, and never show a file a `Read`
+//!   deny rule covers.
+//!
+//! Paths are absolute or relative to the working directory. What may be
+//! read or written is the permission layer's decision, made from the path
+//! arguments before the tool runs (`apply_patch`'s paths are read from
+//! the patch); the tools themselves hold two promises the kernel cannot:
+//! a denied file never appears in a listing or a search, and a sandbox's
+//! writable roots bound every write.
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod atomic;
+mod records;
+
+use dsh_tools::{ErrorCode, ToolError};
+pub use records::{content_hash, ContentHash, ReadRecords, Unseen};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Decides whether a path is covered by a `Read` deny rule, as the rules
+/// stand at the time of the call.
+pub type PathFilter = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
+
+/// How the file tools are set up for a session.
+#[derive(Clone)]
+pub struct FsConfig {
+    /// Where relative paths start.
+    pub cwd: PathBuf,
+    /// The most characters one answer may hold (the same budget as
+    /// `bash`'s output).
+    pub max_output_chars: usize,
+    /// Paths that `Read` deny rules cover: never listed, searched or read.
+    pub read_denied: Option<PathFilter>,
+    /// When a sandbox confines writes: the directories writes may go to.
+    /// `None` when writes are not confined.
+    pub writable_roots: Option<Vec<PathBuf>>,
+}
+
+impl FsConfig {
+    /// Unconfined tools for a working directory, with `bash`'s default
+    /// output budget.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        FsConfig {
+            cwd: cwd.into(),
+            max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
+            read_denied: None,
+            writable_roots: None,
+        }
+    }
+}
+
+/// The default answer budget, `bash`'s default per-stream bound.
+pub const DEFAULT_MAX_OUTPUT_CHARS: usize = 14_000;
+
+/// What every file tool of a session shares: its configuration and the
+/// record of what each agent read.
+#[derive(Clone)]
+pub struct FileTools {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    config: FsConfig,
+    records: ReadRecords,
+}
+
+impl FileTools {
+    /// The tools of one session.
+    pub fn new(config: FsConfig) -> Self {
+        FileTools {
+            shared: Arc::new(Shared {
+                config,
+                records: ReadRecords::default(),
+            }),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &FsConfig {
+        &self.shared.config
+    }
+
+    /// What each agent read, for the check before a write.
+    pub fn records(&self) -> &ReadRecords {
+        &self.shared.records
+    }
+
+    /// `path` made absolute against the working directory, normalised
+    /// lexically (`.` and `..` resolved without touching the disk).
+    pub fn absolute(&self, path: &str) -> PathBuf {
+        normalise(&self.shared.config.cwd.join(path))
+    }
+
+    /// Whether a `Read` deny rule covers `path`.
+    pub fn is_read_denied(&self, path: &Path) -> bool {
+        self.shared
+            .config
+            .read_denied
+            .as_ref()
+            .is_some_and(|denied| denied(path))
+    }
+
+    /// Refuses a write the sandbox does not allow, as `bash` would see it
+    /// refused: `path` is where the bytes land (links resolved).
+    pub fn check_writable(&self, path: &Path) -> Result<(), ToolError> {
+        let Some(roots) = &self.shared.config.writable_roots else {
+            return Ok(());
+        };
+        if roots.iter().any(|root| path.starts_with(root)) {
+            return Ok(());
+        }
+        Err(ToolError::new(
+            ErrorCode::PermissionDenied,
+            format!(
+                "[sandbox: writing {} is denied: it is outside the sandbox's writable directories ({})]",
+                path.display(),
+                roots
+                    .iter()
+                    .map(|r| r.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ))
+    }
+}
+
+/// `.` and `..` resolved lexically; the result is absolute when `path` is.
+pub fn normalise(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
