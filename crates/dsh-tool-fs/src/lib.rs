@@ -31,12 +31,16 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+mod read;
 mod records;
+mod write;
 
-use dsh_tools::{ErrorCode, ToolError};
-pub use records::{content_hash, ContentHash, ReadRecords, Unseen};
+use dsh_tools::{ErrorCode, ToolError, ToolRegistry, TypedTool};
+pub use read::{ReadArgs, ReadTool};
+pub use records::{content_hash, ContentHash, ReadRecords, Unseen, EDIT_LIMIT};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+pub use write::{EditArgs, EditTool, WriteArgs, WriteTool};
 
 /// Decides whether a path is covered by a `Read` deny rule, as the rules
 /// stand at the time of the call.
@@ -69,6 +73,9 @@ impl FsConfig {
         }
     }
 }
+
+/// The most characters of one line `read` shows (and `grep` in content).
+pub const MAX_LINE_CHARS: usize = 2_000;
 
 /// The default answer budget, `bash`'s default per-stream bound.
 pub const DEFAULT_MAX_OUTPUT_CHARS: usize = 14_000;
@@ -159,4 +166,20 @@ pub fn normalise(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Registers `read`, `write` and `edit` over `tools`; all of them or none.
+///
+/// # Errors
+/// The registry's error when a name is taken.
+pub fn register_fs_tools(registry: &ToolRegistry, tools: &FileTools) -> Result<(), ToolError> {
+    let handles = [
+        registry.register_scoped(TypedTool::new(ReadTool::new(tools.clone())))?,
+        registry.register_scoped(TypedTool::new(WriteTool::new(tools.clone())))?,
+        registry.register_scoped(TypedTool::new(EditTool::new(tools.clone())))?,
+    ];
+    for handle in handles {
+        handle.keep();
+    }
+    Ok(())
 }

@@ -5,6 +5,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// The largest file `write`, `edit` and `apply_patch` change (and `read`
+/// hashes for them): the whole content is held in memory to change it.
+pub const EDIT_LIMIT: u64 = 64 * 1024 * 1024;
+
 /// The hash of a file's whole content.
 pub type ContentHash = [u8; 32];
 
@@ -37,8 +41,16 @@ impl ReadRecords {
     }
 
     /// Whether `agent` saw `path` as it is now (`current`).
-    pub fn check(&self, agent: Option<&str>, path: &Path, current: &ContentHash) -> Result<(), Unseen> {
-        match self.lock().get(&(agent.map(str::to_owned), path.to_path_buf())) {
+    pub fn check(
+        &self,
+        agent: Option<&str>,
+        path: &Path,
+        current: &ContentHash,
+    ) -> Result<(), Unseen> {
+        match self
+            .lock()
+            .get(&(agent.map(str::to_owned), path.to_path_buf()))
+        {
             None => Err(Unseen::NeverRead),
             Some(seen) if seen == current => Ok(()),
             Some(_) => Err(Unseen::Changed),

@@ -1,0 +1,517 @@
+//! `write` and `edit`: a file changed only as its last read saw it,
+//! replaced atomically, its line endings and mode kept.
+
+use crate::atomic::Staged;
+use crate::read::open_regular;
+use crate::records::{content_hash, Unseen, EDIT_LIMIT};
+use crate::FileTools;
+use dsh_tools::{
+    ContentBlock, ErrorCode, Tool, ToolAnnotations, ToolArgs, ToolCallKind, ToolCallPresentation,
+    ToolContext, ToolError,
+};
+use serde::Deserialize;
+use std::io::{self, Read};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+const WRITE_DESCRIPTION: &str = "\
+Writes a file whole: creates it (and missing parent directories), or replaces an existing file \
+that you read in this session and that has not changed since (else read it first). A file with \
+CRLF line endings keeps them. The file's permissions are kept. The result shows the changed \
+lines. To change part of a file, prefer edit.";
+
+const EDIT_DESCRIPTION: &str = "\
+Replaces old_string with new_string in a file you read in this session (and that has not \
+changed since). old_string must occur exactly once: include enough surrounding lines to make it \
+unique, or set replace_all to replace every occurrence. Copy old_string exactly as the file has \
+it, indentation (tabs or spaces) included, without the line-number prefix read shows. Line \
+endings (CRLF), a missing final newline and the file's permissions are kept. The result shows \
+the changed lines with their numbers.";
+
+/// Arguments of `write`.
+#[derive(ToolArgs, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct WriteArgs {
+    /// The file: absolute, or relative to the working directory.
+    pub file_path: String,
+    /// The file's whole new content.
+    pub content: String,
+}
+
+/// Arguments of `edit`.
+#[derive(ToolArgs, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct EditArgs {
+    /// The file: absolute, or relative to the working directory.
+    pub file_path: String,
+    /// The exact text to replace.
+    pub old_string: String,
+    /// The text to put in its place (different from old_string).
+    pub new_string: String,
+    /// Replace every occurrence of old_string (default false: it must
+    /// occur exactly once).
+    pub replace_all: Option<bool>,
+}
+
+/// The `write` tool.
+#[derive(Clone)]
+pub struct WriteTool {
+    tools: FileTools,
+}
+
+impl WriteTool {
+    /// `write` over the session's file tools.
+    pub fn new(tools: FileTools) -> Self {
+        WriteTool { tools }
+    }
+}
+
+/// The `edit` tool.
+#[derive(Clone)]
+pub struct EditTool {
+    tools: FileTools,
+}
+
+impl EditTool {
+    /// `edit` over the session's file tools.
+    pub fn new(tools: FileTools) -> Self {
+        EditTool { tools }
+    }
+}
+
+fn failure(message: String) -> ToolError {
+    ToolError::new(ErrorCode::ToolError, message)
+}
+
+fn edit_annotations() -> ToolAnnotations {
+    ToolAnnotations {
+        read_only: Some(false),
+        destructive: Some(true),
+        idempotent: Some(false),
+        ..ToolAnnotations::default()
+    }
+}
+
+fn presentation(verb: &str, path: &str) -> ToolCallPresentation {
+    ToolCallPresentation {
+        title: format!("{verb} {path}"),
+        kind: ToolCallKind::Edit,
+        raw_input: None,
+        content: Vec::new(),
+        terminal: None,
+    }
+}
+
+impl Tool for WriteTool {
+    type Args = WriteArgs;
+
+    fn name(&self) -> &str {
+        "write"
+    }
+
+    fn description(&self) -> &str {
+        WRITE_DESCRIPTION
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        edit_annotations()
+    }
+
+    fn present_call(&self, args: &WriteArgs) -> Option<ToolCallPresentation> {
+        Some(presentation("write", &args.file_path))
+    }
+
+    async fn call(
+        &self,
+        args: WriteArgs,
+        ctx: ToolContext,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        let tools = self.tools.clone();
+        blocking(move || {
+            let path = tools.absolute(&args.file_path);
+            let target = Target::resolve(&tools, &path)?;
+            let current = target.current(&tools, ctx.agent.as_deref(), "write")?;
+            let (old, mode) = match &current {
+                Some(file) => (file.text.as_str(), file.mode),
+                None => ("", 0o644),
+            };
+            let mut content = args.content;
+            if current.as_ref().is_some_and(|f| f.crlf) && !content.contains("\r\n") {
+                content = content.replace('\n', "\r\n");
+            }
+            if current.is_none() {
+                target.create_parents()?;
+            }
+            commit(&target, content.as_bytes(), mode)?;
+            tools.records().saw(
+                ctx.agent.as_deref(),
+                &target.landing,
+                content_hash(content.as_bytes()),
+            );
+            let verb = if current.is_some() {
+                "replaced"
+            } else {
+                "created"
+            };
+            let lines = content.lines().count();
+            let summary = format!(
+                "{verb} {} ({lines} lines, {} bytes)",
+                path.display(),
+                content.len()
+            );
+            Ok(vec![ContentBlock::text(with_diff(
+                &tools, summary, old, &content,
+            ))])
+        })
+        .await
+    }
+}
+
+impl Tool for EditTool {
+    type Args = EditArgs;
+
+    fn name(&self) -> &str {
+        "edit"
+    }
+
+    fn description(&self) -> &str {
+        EDIT_DESCRIPTION
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        edit_annotations()
+    }
+
+    fn present_call(&self, args: &EditArgs) -> Option<ToolCallPresentation> {
+        Some(presentation("edit", &args.file_path))
+    }
+
+    async fn call(&self, args: EditArgs, ctx: ToolContext) -> Result<Vec<ContentBlock>, ToolError> {
+        let tools = self.tools.clone();
+        blocking(move || {
+            if args.old_string.is_empty() {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArgs,
+                    "old_string is empty: to create a file or replace it whole, use write",
+                ));
+            }
+            if args.old_string == args.new_string {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArgs,
+                    "old_string and new_string are the same: there is nothing to change",
+                ));
+            }
+            let path = tools.absolute(&args.file_path);
+            let target = Target::resolve(&tools, &path)?;
+            let Some(current) = target.current(&tools, ctx.agent.as_deref(), "edit")? else {
+                return Err(failure(format!(
+                    "{} does not exist: create it with write",
+                    path.display()
+                )));
+            };
+            let replaced = replace(
+                &current.text,
+                &args.old_string,
+                &args.new_string,
+                args.replace_all.unwrap_or(false),
+                current.crlf,
+            )
+            .map_err(|e| failure(format!("{}: {e}", path.display())))?;
+            commit(&target, replaced.text.as_bytes(), current.mode)?;
+            tools.records().saw(
+                ctx.agent.as_deref(),
+                &target.landing,
+                content_hash(replaced.text.as_bytes()),
+            );
+            let summary = match replaced.count {
+                1 => format!("edited {}", path.display()),
+                n => format!("edited {}: {n} occurrences replaced", path.display()),
+            };
+            Ok(vec![ContentBlock::text(with_diff(
+                &tools,
+                summary,
+                &current.text,
+                &replaced.text,
+            ))])
+        })
+        .await
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| failure(format!("the file operation failed: {e}")))?
+}
+
+/// Where a write lands.
+pub(crate) struct Target {
+    /// The path as given, made absolute.
+    pub(crate) path: PathBuf,
+    /// Where the bytes land: links followed, parents resolved.
+    pub(crate) landing: PathBuf,
+    /// Whether a file (or a link to one) is there now.
+    exists: bool,
+}
+
+/// A file's content as it is before a change.
+pub(crate) struct Current {
+    pub(crate) text: String,
+    pub(crate) mode: u32,
+    /// Whether its lines end with CRLF (most of them do).
+    pub(crate) crlf: bool,
+}
+
+impl Target {
+    /// Resolves where writing `path` lands and checks the sandbox allows it.
+    pub(crate) fn resolve(tools: &FileTools, path: &Path) -> Result<Target, ToolError> {
+        let shown = path.display();
+        let (landing, exists) = match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => match std::fs::canonicalize(path) {
+                Ok(target) => (target, true),
+                Err(_) => {
+                    return Err(failure(format!(
+                        "{shown} is a symbolic link to a file that does not exist: write the file \
+                         it points to by its own path"
+                    )))
+                }
+            },
+            Ok(meta) if meta.is_dir() => {
+                return Err(failure(format!("{shown} is a directory, not a file")))
+            }
+            Ok(_) => (resolve_parent(path)?, true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (resolve_parent(path)?, false),
+            Err(e) => return Err(failure(format!("cannot write {shown}: {e}"))),
+        };
+        tools.check_writable(&landing)?;
+        Ok(Target {
+            path: path.to_path_buf(),
+            landing,
+            exists,
+        })
+    }
+
+    /// The current content, checked against what `agent` read; `None` for
+    /// a new file.
+    pub(crate) fn current(
+        &self,
+        tools: &FileTools,
+        agent: Option<&str>,
+        verb: &str,
+    ) -> Result<Option<Current>, ToolError> {
+        if !self.exists {
+            return Ok(None);
+        }
+        let shown = self.path.display();
+        let (mut file, meta) = open_regular(&self.landing)?;
+        if meta.len() > EDIT_LIMIT {
+            return Err(failure(format!(
+                "{shown} is {} bytes, more than the {EDIT_LIMIT} {verb} changes: use bash (sed, a \
+                 script) for a file this large",
+                meta.len()
+            )));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes)
+            .map_err(|e| failure(format!("cannot read {shown}: {e}")))?;
+        match tools
+            .records()
+            .check(agent, &self.landing, &content_hash(&bytes))
+        {
+            Ok(()) => {}
+            Err(Unseen::NeverRead) => {
+                return Err(failure(format!(
+                    "{shown} exists and was not read in this session: read it first, then {verb} it"
+                )))
+            }
+            Err(Unseen::Changed) => {
+                return Err(failure(format!(
+                    "{shown} changed since you last read it: read it again, then {verb} it"
+                )))
+            }
+        }
+        let text = String::from_utf8(bytes).map_err(|_| {
+            failure(format!(
+                "{shown} is not valid UTF-8 text: {verb} changes text files only (use bash for others)"
+            ))
+        })?;
+        let crlf_lines = text.matches("\r\n").count();
+        let lines = text.matches('\n').count();
+        Ok(Some(Current {
+            crlf: crlf_lines > 0 && crlf_lines * 2 >= lines,
+            mode: meta.permissions().mode() & 0o7777,
+            text,
+        }))
+    }
+
+    /// Creates the missing directories above a new file.
+    fn create_parents(&self) -> Result<(), ToolError> {
+        match self.landing.parent() {
+            Some(dir) => std::fs::create_dir_all(dir).map_err(|e| {
+                failure(format!(
+                    "cannot create the directory {}: {e}",
+                    dir.display()
+                ))
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `path` with its parent directory resolved (links in it followed),
+/// through the nearest directory that exists.
+fn resolve_parent(path: &Path) -> Result<PathBuf, ToolError> {
+    let mut missing = Vec::new();
+    let mut dir = path;
+    loop {
+        let Some(name) = dir.file_name() else {
+            return Err(failure(format!("{} names no file", path.display())));
+        };
+        missing.push(name.to_os_string());
+        dir = dir.parent().unwrap_or(Path::new("/"));
+        match std::fs::canonicalize(dir) {
+            Ok(real) => {
+                let mut landing = real;
+                for part in missing.iter().rev() {
+                    landing.push(part);
+                }
+                return Ok(landing);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(failure(format!("cannot resolve {}: {e}", dir.display()))),
+        }
+    }
+}
+
+fn commit(target: &Target, bytes: &[u8], mode: u32) -> Result<(), ToolError> {
+    let shown = target.path.display();
+    Staged::new(&target.landing, bytes, mode)
+        .and_then(Staged::commit)
+        .map_err(|e| failure(format!("cannot write {shown}: {e}")))
+}
+
+/// The outcome of a replacement.
+pub(crate) struct Replaced {
+    pub(crate) text: String,
+    pub(crate) count: usize,
+}
+
+/// Replaces `old` by `new` in `text`: once (it must be unique) or every
+/// time. In a CRLF file, `old` and `new` written with bare newlines are
+/// taken with CRLF.
+pub(crate) fn replace(
+    text: &str,
+    old: &str,
+    new: &str,
+    all: bool,
+    crlf: bool,
+) -> Result<Replaced, String> {
+    let (old, new) = if crlf && !text.contains(old) && old.contains('\n') && !old.contains("\r\n") {
+        (
+            old.replace('\n', "\r\n"),
+            new.replace("\r\n", "\n").replace('\n', "\r\n"),
+        )
+    } else if crlf && new.contains('\n') && !new.contains("\r\n") {
+        (old.to_owned(), new.replace('\n', "\r\n"))
+    } else {
+        (old.to_owned(), new.to_owned())
+    };
+    let starts: Vec<usize> = text.match_indices(old.as_str()).map(|(i, _)| i).collect();
+    match starts.len() {
+        0 => Err(not_found_hint(text, &old)),
+        1 => Ok(Replaced {
+            text: text.replacen(old.as_str(), &new, 1),
+            count: 1,
+        }),
+        n if all => Ok(Replaced {
+            text: text.replace(old.as_str(), &new),
+            count: n,
+        }),
+        n => {
+            let lines: Vec<String> = starts
+                .iter()
+                .take(10)
+                .map(|&i| (text[..i].matches('\n').count() + 1).to_string())
+                .collect();
+            Err(format!(
+                "old_string occurs {n} times (at lines {}{}): add surrounding lines to make it \
+                 unique, or set replace_all to replace them all",
+                lines.join(", "),
+                if n > 10 { ", …" } else { "" }
+            ))
+        }
+    }
+}
+
+/// Why `old` was not found, with what comes closest.
+fn not_found_hint(text: &str, old: &str) -> String {
+    let first = old.lines().find(|l| !l.trim().is_empty()).unwrap_or(old);
+    let wanted = first.trim();
+    let near = text
+        .lines()
+        .enumerate()
+        .find(|(_, line)| !wanted.is_empty() && line.trim() == wanted);
+    match near {
+        Some((i, line)) if line != first => format!(
+            "old_string was not found; line {} has its first line with other indentation or \
+             spacing ({:?}): copy the text exactly as read shows it",
+            i + 1,
+            line
+        ),
+        Some((i, _)) => format!(
+            "old_string was not found as a whole; its first line is at line {}, but the lines \
+             after it differ: read the file again and copy the text exactly",
+            i + 1
+        ),
+        None => "old_string was not found: read the file again and copy the text exactly (without \
+                 the line numbers read adds)"
+            .to_owned(),
+    }
+}
+
+/// `summary`, then the changed lines with their numbers, within budget.
+fn with_diff(tools: &FileTools, summary: String, old: &str, new: &str) -> String {
+    let budget = tools.config().max_output_chars;
+    let mut out = summary;
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut omitted = 0usize;
+    for group in diff.grouped_ops(2) {
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let (sign, number) = match change.tag() {
+                    similar::ChangeTag::Delete => ('-', change.old_index()),
+                    similar::ChangeTag::Insert => ('+', change.new_index()),
+                    similar::ChangeTag::Equal => (' ', change.new_index()),
+                };
+                let text = change.value().trim_end_matches(['\n', '\r']);
+                let line = format!("\n{sign}{:>6}\t{}", number.map_or(0, |n| n + 1), cut(text));
+                if out.len() + line.len() > budget {
+                    omitted += 1;
+                    continue;
+                }
+                out.push_str(&line);
+            }
+        }
+        if out.len() + 4 <= budget {
+            out.push_str("\n   ...");
+        }
+    }
+    if out.ends_with("\n   ...") {
+        out.truncate(out.len() - "\n   ...".len());
+    }
+    if omitted > 0 {
+        out.push_str(&format!(
+            "\n[… {omitted} more changed or context lines not shown; read the file to see them]"
+        ));
+    }
+    out
+}
+
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(crate::MAX_LINE_CHARS) {
+        Some((i, _)) => format!("{} [… line cut]", &text[..i]),
+        None => text.to_owned(),
+    }
+}
