@@ -21,7 +21,10 @@
 //!
 //! ## What is assembled, in order
 //!
-//! 1. The first-party tools: `bash`, `bash_output`, `bash_write`,
+//! 1. The first-party tools: the file tools of `dsh-tool-fs` (`read`,
+//!    `write`, `edit`, `glob`, `grep`, `apply_patch`: the same output
+//!    budget, `Read` deny rules kept out of listings and searches, writes
+//!    held to the sandbox's writable directories), and `bash`, `bash_output`, `bash_write`,
 //!    `bash_kill`, over one [`Executor`] configured from the settings'
 //!    `bash` and `sandbox` sections and the working directory. The executor lives as long as the pipeline, so
 //!    background tasks outlive a single call. Unless `bash.maxOutputBytes`
@@ -272,10 +275,13 @@ impl Pipeline {
                     })
             })
         });
+        let file_tools = Self::file_tools(&config, &cwd, &permissions);
         let executor = Executor::new(config).map_err(HarnessError::Executor)?;
         let registry = ToolRegistry::new();
         if !options.no_builtin_tools {
             register_bash_tools(&registry, &executor).map_err(HarnessError::Register)?;
+            dsh_tool_fs::register_fs_tools(&registry, &file_tools)
+                .map_err(HarnessError::Register)?;
         }
         // Hooks are outside the permission layer: a PreToolUse hook's
         // decision reaches it with the call.
@@ -415,6 +421,43 @@ impl Pipeline {
         self.permissions
             .policy()
             .check_named(tool, &aliases, args, &annotations)
+    }
+
+    /// The file tools of a session: the executor's output budget, the files
+    /// `Read` deny rules name (never listed or searched, as the rules stand at
+    /// each call) and, under a sandbox, the directories writes may go to.
+    fn file_tools(
+        config: &ExecutorConfig,
+        cwd: &Path,
+        permissions: &PermissionMiddleware,
+    ) -> dsh_tool_fs::FileTools {
+        let mut fs = dsh_tool_fs::FsConfig::new(cwd);
+        fs.max_output_chars = config.max_output_bytes;
+        let denials = permissions.clone();
+        fs.read_denied = Some(Arc::new(move |path: &Path| {
+            denials
+                .read_denial_paths()
+                .is_some_and(|paths| paths.is_denied(path))
+        }));
+        fs.writable_roots = config.sandbox.as_ref().and_then(|sandbox| {
+            let physical = |d: &Path| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+            match sandbox.mode {
+                dsh_sandbox::SandboxMode::DangerFullAccess => None,
+                dsh_sandbox::SandboxMode::ReadOnly => Some(Vec::new()),
+                dsh_sandbox::SandboxMode::WorkspaceWrite => Some(
+                    std::iter::once(cwd)
+                        .chain(config.sandbox_dirs.iter().map(PathBuf::as_path))
+                        .chain(sandbox.writable_roots.iter().map(PathBuf::as_path))
+                        .map(physical)
+                        .collect(),
+                ),
+            }
+        });
+        fs.protected_names = dsh_sandbox::PROTECTED_NAMES
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect();
+        dsh_tool_fs::FileTools::new(fs)
     }
 
     /// What the policy needs to know of a registered tool: its trusted

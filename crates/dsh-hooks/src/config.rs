@@ -183,6 +183,8 @@ pub fn claude_name(name: &str, aliases: &[String]) -> String {
         "read" => "Read".into(),
         "write" => "Write".into(),
         "edit" => "Edit".into(),
+        "glob" => "Glob".into(),
+        "grep" => "Grep".into(),
         _ => aliases
             .iter()
             .find(|a| a.starts_with("mcp__") && a.matches("__").count() >= 2 && !a.ends_with('*'))

@@ -187,6 +187,40 @@ const READ_TOOL: &str = "read";
 
 const PATH_ARGUMENTS: &[&str] = &["file_path", "path", "notebook_path", "filePath"];
 
+/// The tool whose argument is a patch in Codex's format, naming its paths.
+const PATCH_TOOL: &str = "apply_patch";
+
+/// Every path a patch in Codex's format adds, deletes, updates or moves
+/// to, as written.
+pub fn patch_paths(patch: &str) -> Vec<String> {
+    const HEADERS: &[&str] = &[
+        "*** Add File: ",
+        "*** Delete File: ",
+        "*** Update File: ",
+        "*** Move to: ",
+    ];
+    let mut paths: Vec<String> = Vec::new();
+    for line in patch.lines() {
+        let line = line.trim_end_matches('\r');
+        if let Some(path) = HEADERS.iter().find_map(|h| line.strip_prefix(h)) {
+            let path = path.trim();
+            if !path.is_empty() && !paths.iter().any(|p| p == path) {
+                paths.push(path.to_owned());
+            }
+        }
+    }
+    paths
+}
+
+/// A path as an `Edit(…)` rule names it: absolute paths with `//`.
+fn rule_path(path: &str) -> String {
+    if path.starts_with('/') {
+        format!("/{path}")
+    } else {
+        path.to_owned()
+    }
+}
+
 /// Rules, a mode and a working directory: decides calls without running them.
 ///
 /// ```
@@ -414,23 +448,71 @@ impl PermissionPolicy {
         // never taken for our shell, whatever it is called.
         if tool_lc == SHELL_TOOL && aliases.is_empty() {
             self.evaluate_bash(tool, args)
+        } else if tool_lc == PATCH_TOOL && aliases.is_empty() {
+            self.evaluate_patch(tool, args)
         } else {
-            self.evaluate_tool(tool, &tool_lc, aliases, args, read_only)
+            let path = PATH_ARGUMENTS
+                .iter()
+                .find_map(|k| args.get(*k).and_then(Value::as_str));
+            let (outcome, grant) = self.tool_outcome(tool, &tool_lc, aliases, path, read_only);
+            self.tool_verdict(vec![outcome], grant)
         }
     }
 
-    fn evaluate_tool(
+    /// A patch (`apply_patch`) is an edit of every path it names: each is
+    /// judged as `edit` of that path would be, and the strictest wins.
+    fn evaluate_patch(&self, tool: &str, args: &Value) -> Verdict {
+        let paths = args
+            .get("patch")
+            .and_then(Value::as_str)
+            .map(patch_paths)
+            .unwrap_or_default();
+        if paths.is_empty() {
+            // Nothing to place: what it would change is unknown.
+            let (outcome, grant) = self.tool_outcome(tool, PATCH_TOOL, &[], None, false);
+            return self.tool_verdict(vec![outcome], grant);
+        }
+        let outcomes = paths
+            .iter()
+            .map(|path| {
+                let (outcome, _) = self.tool_outcome(tool, "edit", &[], Some(path), false);
+                outcome.part(PartKind::Write, path)
+            })
+            .collect();
+        let grants = paths
+            .iter()
+            .filter_map(|path| Rule::parse(&format!("Edit({})", rule_path(path))).ok())
+            .collect::<Vec<_>>();
+        let mut verdict = self.finish(outcomes);
+        if verdict.evaluation.decision == Decision::Ask {
+            verdict.denials.extend(grants.iter().cloned());
+            verdict.grants.extend(grants);
+        }
+        verdict
+    }
+
+    fn tool_verdict(&self, outcomes: Vec<Outcome>, grant: Option<Rule>) -> Verdict {
+        let mut verdict = self.finish(outcomes);
+        if verdict.evaluation.decision == Decision::Ask {
+            if let Some(g) = grant {
+                verdict.grants.push(g.clone());
+                verdict.denials.push(g);
+            }
+        }
+        verdict
+    }
+
+    /// The outcome of a call of a tool other than `bash`, on the path it
+    /// names (if any), and the rule that would allow it.
+    fn tool_outcome(
         &self,
         tool: &str,
         tool_lc: &str,
         aliases: &[String],
-        args: &Value,
+        path: Option<&str>,
         read_only: bool,
-    ) -> Verdict {
-        let place = PATH_ARGUMENTS
-            .iter()
-            .find_map(|k| args.get(*k).and_then(Value::as_str))
-            .map(|p| self.ws.place(&self.ws.cwd.join(p), true));
+    ) -> (Outcome, Option<Rule>) {
+        let place = path.map(|p| self.ws.place(&self.ws.cwd.join(p), true));
         // Nor for one of our edit tools: what it does with a path is its own.
         let is_edit = aliases.is_empty() && self.edit_tools.iter().any(|t| t == tool_lc);
         let matches = |rule: &Rule, wide: bool| -> bool {
@@ -456,7 +538,16 @@ impl PermissionPolicy {
             .first()
             .filter(|a| a.starts_with("mcp__"))
             .map_or(tool, String::as_str);
-        let grant = Rule::tool_name(rule_name).ok();
+        // A file tool's call is allowed by a rule for its path, not for
+        // every call of the tool.
+        let path_rule = match (path, aliases.is_empty()) {
+            (Some(p), true) if is_edit => Rule::parse(&format!("Edit({})", rule_path(p))).ok(),
+            (Some(p), true) if tool_lc == READ_TOOL => {
+                Rule::parse(&format!("Read({})", rule_path(p))).ok()
+            }
+            _ => None,
+        };
+        let grant = path_rule.or_else(|| Rule::tool_name(rule_name).ok());
         let outcome = (|| {
             if let Some(o) = self.first_match(RuleList::Deny, &wide, &subject) {
                 return o;
@@ -501,14 +592,7 @@ impl PermissionPolicy {
         })()
         .about(&subject)
         .part(PartKind::Call, tool);
-        let mut verdict = self.finish(vec![outcome]);
-        if verdict.evaluation.decision == Decision::Ask {
-            if let Some(g) = grant {
-                verdict.grants.push(g.clone());
-                verdict.denials.push(g);
-            }
-        }
-        verdict
+        (outcome, grant)
     }
 
     /// Whether a path pattern matches a place. Deny and ask rules (`wide`)

@@ -59,6 +59,10 @@ pub struct FsConfig {
     /// When a sandbox confines writes: the directories writes may go to.
     /// `None` when writes are not confined.
     pub writable_roots: Option<Vec<PathBuf>>,
+    /// Names that stay read-only wherever they are below a writable root
+    /// (`.git`, `.claude`: what is in them configures what runs), when
+    /// writes are confined.
+    pub protected_names: Vec<String>,
 }
 
 impl FsConfig {
@@ -70,6 +74,7 @@ impl FsConfig {
             max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
             read_denied: None,
             writable_roots: None,
+            protected_names: Vec::new(),
         }
     }
 }
@@ -131,24 +136,38 @@ impl FileTools {
     /// Refuses a write the sandbox does not allow, as `bash` would see it
     /// refused: `path` is where the bytes land (links resolved).
     pub fn check_writable(&self, path: &Path) -> Result<(), ToolError> {
-        let Some(roots) = &self.shared.config.writable_roots else {
+        let config = &self.shared.config;
+        let Some(roots) = &config.writable_roots else {
             return Ok(());
         };
-        if roots.iter().any(|root| path.starts_with(root)) {
-            return Ok(());
+        let refused = |why: String| {
+            ToolError::new(
+                ErrorCode::PermissionDenied,
+                format!(
+                    "[sandbox: writing {} is denied: {why}] (a change there needs bash with \
+                     sandbox_permissions: \"require_escalated\", which asks the user)",
+                    path.display()
+                ),
+            )
+        };
+        let Some(root) = roots.iter().find(|root| path.starts_with(root)) else {
+            let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+            return Err(refused(format!(
+                "it is outside the sandbox's writable directories ({})",
+                roots.join(", ")
+            )));
+        };
+        let below = path.strip_prefix(root).unwrap_or(path);
+        match below.components().find(|c| {
+            let name = c.as_os_str().to_string_lossy();
+            config.protected_names.iter().any(|p| *p == name)
+        }) {
+            Some(name) => Err(refused(format!(
+                "{} stays read-only in the sandbox",
+                name.as_os_str().to_string_lossy()
+            ))),
+            None => Ok(()),
         }
-        Err(ToolError::new(
-            ErrorCode::PermissionDenied,
-            format!(
-                "[sandbox: writing {} is denied: it is outside the sandbox's writable directories ({})]",
-                path.display(),
-                roots
-                    .iter()
-                    .map(|r| r.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ))
     }
 }
 
