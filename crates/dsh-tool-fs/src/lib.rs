@@ -31,9 +31,13 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+mod patch;
 mod records;
 
 use dsh_tools::{ErrorCode, ToolError};
+pub use patch::{
+    patch_paths, ApplyPatchArgs, ApplyPatchTool, PatchError, PatchOperation, PatchedPath,
+};
 pub use records::{content_hash, ContentHash, ReadRecords, Unseen};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
