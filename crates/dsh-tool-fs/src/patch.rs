@@ -923,6 +923,17 @@ impl Plan {
         }
         let original = match fs::symlink_metadata(&real) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
+                let file = real
+                    .ancestors()
+                    .skip(1)
+                    .find(|d| fs::metadata(d).is_ok_and(|m| !m.is_dir()))
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_else(|| "a parent".to_owned());
+                return Err(does_not_apply(format!(
+                    "{shown}: cannot be written: {file} is not a directory"
+                )));
+            }
             Err(e) => return Err(io_problem(shown, "cannot inspect", &e)),
             Ok(meta) if meta.file_type().is_symlink() => {
                 return Err(does_not_apply(format!(
@@ -1338,7 +1349,7 @@ fn answer(outcomes: &[Outcome], budget: usize) -> String {
     };
     // The name-status lines always fit: the details share what is left.
     let status_chars: usize = outcomes.iter().map(|o| status(o).chars().count() + 1).sum();
-    let mut left = budget.saturating_sub(status_chars + 60);
+    let mut left = budget.saturating_sub(status_chars + 80);
     let mut out = String::new();
     let mut omitted = 0usize;
     for o in outcomes {

@@ -37,8 +37,16 @@ impl ReadRecords {
     }
 
     /// Whether `agent` saw `path` as it is now (`current`).
-    pub fn check(&self, agent: Option<&str>, path: &Path, current: &ContentHash) -> Result<(), Unseen> {
-        match self.lock().get(&(agent.map(str::to_owned), path.to_path_buf())) {
+    pub fn check(
+        &self,
+        agent: Option<&str>,
+        path: &Path,
+        current: &ContentHash,
+    ) -> Result<(), Unseen> {
+        match self
+            .lock()
+            .get(&(agent.map(str::to_owned), path.to_path_buf()))
+        {
             None => Err(Unseen::NeverRead),
             Some(seen) if seen == current => Ok(()),
             Some(_) => Err(Unseen::Changed),
