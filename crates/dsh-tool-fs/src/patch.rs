@@ -240,8 +240,11 @@ const UPDATE: &str = "*** Update File:";
 const MOVE: &str = "*** Move to:";
 const END_OF_FILE: &str = "*** End of File";
 
+/// Whether `line` opens a section or ends the patch. Only a line starting
+/// with `***` counts: inside a hunk, ` *** End Patch` is a context line (of
+/// a file that documents this very format).
 fn section_header(line: &str) -> bool {
-    let t = line.trim();
+    let t = line.trim_end();
     t.starts_with(ADD) || t.starts_with(DELETE) || t.starts_with(UPDATE) || t == END
 }
 
@@ -257,7 +260,7 @@ fn header_path(rest: &str, number: usize, what: &str) -> Result<String, PatchErr
 /// `@@ -12,5 +12,6 @@ fn f()` gives the text after the ranges (line
 /// numbers are not used: hunks are found by their lines).
 fn hunk_anchor(header: &str) -> Option<String> {
-    let rest = header.trim_start().strip_prefix("@@")?.trim();
+    let rest = header.strip_prefix("@@")?.trim();
     let rest = match rest.strip_prefix('-') {
         Some(after) if after.starts_with(|c: char| c.is_ascii_digit()) => match rest.find("@@") {
             Some(i) => rest[i + 2..].trim(),
@@ -407,7 +410,7 @@ fn parse_hunks(lines: &[(usize, &str)], i: &mut usize) -> Result<Vec<Hunk>, Patc
         if section_header(line) {
             break;
         }
-        let trimmed = line.trim();
+        let trimmed = line.trim_end();
         if trimmed.starts_with("@@") {
             if let (Some(h), Some(header)) = (hunks.last(), open) {
                 if h.lines.is_empty() {
@@ -739,6 +742,18 @@ fn apply_hunks(shown_path: &str, content: &str, hunks: &[Hunk]) -> Result<Update
                         msg.push_str(&format!(" after line {} (hunks go in file order)", cursor));
                     }
                     msg.push_str("; the text after `@@` must be a whole line of the file, such as a function's signature\n");
+                    let needle = anchor.trim();
+                    let similar: Vec<String> = old
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, l)| l.contains(needle))
+                        .take(3)
+                        .map(|(k, l)| format!("{:>6} | {}\n", k + 1, clip(l, 200)))
+                        .collect();
+                    if !similar.is_empty() {
+                        msg.push_str("Lines containing that text:\n");
+                        msg.push_str(&similar.concat());
+                    }
                     return Err(msg);
                 }
             }

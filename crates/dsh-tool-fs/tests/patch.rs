@@ -259,6 +259,22 @@ async fn context_line_after_at_at_anchors_the_hunk() {
         .await;
     assert!(err.contains("lib.rs: hunk 1"), "{err}");
     assert!(err.contains("`@@ fn c() {` line was not found"), "{err}");
+    // A partial line is not an anchor, but the error shows the whole one.
+    let err = s
+        .fails(
+            "*** Begin Patch
+*** Update File: lib.rs
+@@ fn b
+-    work();
++    rest();
+*** End Patch",
+            ErrorCode::ToolError,
+        )
+        .await;
+    assert!(
+        err.contains("Lines containing that text:\n     5 | fn b() {"),
+        "{err}"
+    );
     // Only added lines below an anchor go right below it.
     s.ok("*** Begin Patch
 *** Update File: lib.rs
@@ -898,6 +914,30 @@ async fn schema_and_presentation() {
         .registry
         .present_call("apply_patch", &json!({"patch": "nonsense"}));
     assert_eq!(shown.kind, ToolCallKind::Edit);
+}
+
+#[tokio::test]
+async fn marker_text_inside_a_hunk_is_content() {
+    let s = setup();
+    s.dir.write(
+        "doc.md",
+        "Example:\n*** End Patch\n@@ header\n*** Add File: x\nend\n",
+    );
+    s.ok("*** Begin Patch
+*** Update File: doc.md
+@@
+ Example:
+ *** End Patch
+-@@ header
++@@ anchor line
+ *** Add File: x
+*** End Patch")
+        .await;
+    assert_eq!(
+        s.dir.read("doc.md"),
+        "Example:\n*** End Patch\n@@ anchor line\n*** Add File: x\nend\n"
+    );
+    assert_eq!(s.dir.listing(), ["doc.md"]);
 }
 
 #[tokio::test]
