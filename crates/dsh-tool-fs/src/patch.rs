@@ -854,6 +854,8 @@ struct Entry {
     named: PathBuf,
     /// What is on disk now.
     original: Option<Content>,
+    /// How the file looked on disk when it was read (`None`: absent).
+    stamp: Option<Stamp>,
     /// After the sections so far.
     current: Option<Content>,
     /// A move's source that is the same file as its destination (a hard
@@ -936,6 +938,8 @@ impl Plan {
         if let Some(i) = self.entries.iter().position(|e| e.real == real) {
             return Ok(i);
         }
+        // Before reading: a change while reading shows at the commit.
+        let stamp = stamp(&real);
         let original = match fs::symlink_metadata(&real) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
@@ -972,6 +976,7 @@ impl Plan {
         self.entries.push(Entry {
             real,
             named,
+            stamp,
             current: original.clone(),
             original,
             unless_same_as: None,
@@ -1147,6 +1152,26 @@ fn plan(tools: &FileTools, sections: &[Section]) -> Result<Plan, ToolError> {
     Ok(plan)
 }
 
+/// Enough of a file's metadata to notice that it changed.
+#[derive(PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    fs::symlink_metadata(path).ok().map(|m| Stamp {
+        dev: m.dev(),
+        ino: m.ino(),
+        len: m.len(),
+        mtime: (m.mtime(), m.mtime_nsec()),
+        ctime: (m.ctime(), m.ctime_nsec()),
+    })
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     match (fs::metadata(a), fs::metadata(b)) {
         (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
@@ -1195,6 +1220,17 @@ fn commit(plan: &Plan) -> Result<(), ToolError> {
             _ => true,
         })
         .collect();
+    // A file changed by someone else since it was read would be lost.
+    if let Some(entry) = changed.iter().find(|e| stamp(&e.real) != e.stamp) {
+        return Err(commit_error(
+            format!(
+                "{} changed on disk while the patch was prepared",
+                entry.real.display()
+            ),
+            &[],
+            Vec::new(),
+        ));
+    }
     // Directories first, then every new content staged beside its target.
     let mut created: Vec<&Path> = Vec::new();
     let undo_dirs = |created: &[&Path]| -> Vec<String> {
@@ -1563,6 +1599,33 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir.canonicalize().unwrap()
+    }
+
+    #[test]
+    fn a_file_changed_after_planning_is_not_overwritten() {
+        let dir = temp_dir("changed");
+        fs::write(dir.join("a.txt"), "a\n").unwrap();
+        fs::write(dir.join("b.txt"), "b\n").unwrap();
+        let tools = FileTools::new(crate::FsConfig::new(&dir));
+        let sections = parse(
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Delete File: b.txt\n*** Add File: c.txt\n+c\n*** End Patch",
+        )
+        .unwrap();
+        let planned = plan(&tools, &sections).unwrap();
+        fs::write(dir.join("b.txt"), "someone else's\n").unwrap();
+        let err = commit(&planned).unwrap_err();
+        assert!(
+            err.message().contains("b.txt changed on disk"),
+            "{}",
+            err.message()
+        );
+        assert_eq!(fs::read_to_string(dir.join("a.txt")).unwrap(), "a\n");
+        assert_eq!(
+            fs::read_to_string(dir.join("b.txt")).unwrap(),
+            "someone else's\n"
+        );
+        assert!(!dir.join("c.txt").exists());
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
