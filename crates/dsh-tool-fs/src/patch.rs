@@ -615,11 +615,14 @@ fn seek(lines: &[String], pattern: &[&str], from: usize, at_end: bool) -> Option
     };
     for norm in LOOSENESS {
         let wanted: Vec<_> = pattern.iter().map(|p| norm(p)).collect();
+        // Each line normalised once, not once per place tried.
+        let normed: Vec<_> = lines[*range.start()..].iter().map(|l| norm(l)).collect();
+        let base = *range.start();
         for start in range.clone() {
             if wanted
                 .iter()
-                .zip(&lines[start..])
-                .all(|(want, line)| norm(line) == *want)
+                .zip(&normed[start - base..])
+                .all(|(want, line)| line == want)
             {
                 return Some(start);
             }
@@ -1288,7 +1291,7 @@ fn commit(plan: &Plan) -> Result<(), ToolError> {
                 before: entry.original.clone(),
             }),
             Err(e) => {
-                failure = Some(format!("replacing {} failed: {e}", entry.real.display()));
+                failure = Some(format!("writing {} failed: {e}", entry.real.display()));
                 break;
             }
         }
@@ -1432,7 +1435,28 @@ fn answer(outcomes: &[Outcome], budget: usize) -> String {
     out.trim_end().to_owned()
 }
 
+/// `err` with its message cut to `budget` characters.
+fn bounded(err: ToolError, budget: usize) -> ToolError {
+    let message = err.message();
+    if message.chars().count() <= budget {
+        return err;
+    }
+    let note = "\n[… the rest of this error is cut: the answer's budget is spent]";
+    let keep = budget.saturating_sub(note.chars().count());
+    let mut cut: String = message.chars().take(keep).collect();
+    cut.push_str(note);
+    ToolError::new(err.code(), cut)
+}
+
 fn apply(tools: &FileTools, patch: &str, agent: Option<&str>) -> Result<String, ToolError> {
+    apply_unbounded(tools, patch, agent).map_err(|e| bounded(e, tools.config().max_output_chars))
+}
+
+fn apply_unbounded(
+    tools: &FileTools,
+    patch: &str,
+    agent: Option<&str>,
+) -> Result<String, ToolError> {
     let sections = parse(patch)?;
     let plan = plan(tools, &sections)?;
     commit(&plan)?;

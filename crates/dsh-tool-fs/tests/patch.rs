@@ -843,6 +843,23 @@ async fn the_answer_keeps_within_the_budget() {
     );
 }
 
+#[tokio::test]
+async fn errors_keep_within_the_budget() {
+    let s = setup_with(|config| config.max_output_chars = 300);
+    let old: String = (0..100).map(|n| format!("line {n}\n")).collect();
+    s.dir.write("f.txt", &old);
+    let mut patch = String::from("*** Begin Patch\n*** Update File: f.txt\n@@\n");
+    for n in 0..100 {
+        patch.push_str(&format!("-line {n} but not quite\n"));
+    }
+    patch.push_str("*** End Patch");
+    let err = s.fails(&patch, ErrorCode::ToolError).await;
+    // "Error: " and the message.
+    assert!(err.chars().count() <= 300 + 7, "{}", err.chars().count());
+    assert!(err.ends_with("the answer's budget is spent]"), "{err}");
+    assert_eq!(s.dir.read("f.txt"), old);
+}
+
 #[test]
 fn patch_paths_lists_every_path_with_its_operation() {
     let paths = patch_paths(
