@@ -860,6 +860,66 @@ async fn errors_keep_within_the_budget() {
     assert_eq!(s.dir.read("f.txt"), old);
 }
 
+#[tokio::test]
+async fn later_sections_see_earlier_ones() {
+    let s = setup();
+    s.dir.write("a.txt", "1\n2\n3\n");
+    // A patch sent with CRLF line endings reads the same.
+    let patch = "*** Begin Patch
+*** Update File: a.txt
+@@
+-1
++one
+*** Update File: a.txt
+*** Move to: b.txt
+@@
+ one
+-2
++two
+*** Update File: b.txt
+@@
+-3
++three
+*** End Patch"
+        .replace('\n', "\r\n");
+    let text = s.ok(&patch).await;
+    assert_eq!(
+        text,
+        "M a.txt\n-    1 | 1\n+    1 | one\nR a.txt -> b.txt\n-    2 | 2\n+    2 | two\nM b.txt\n-    3 | 3\n+    3 | three"
+    );
+    assert_eq!(s.dir.listing(), ["b.txt"]);
+    assert_eq!(s.dir.read("b.txt"), "one\ntwo\nthree\n");
+}
+
+#[tokio::test]
+async fn moving_onto_a_hard_link_of_the_same_file() {
+    let s = setup();
+    s.dir.write("a.txt", "a\n");
+    fs::hard_link(s.dir.join("a.txt"), s.dir.join("b.txt")).unwrap();
+    s.ok("*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+A\n*** End Patch")
+        .await;
+    assert_eq!(s.dir.listing(), ["b.txt"]);
+    assert_eq!(s.dir.read("b.txt"), "A\n");
+}
+
+#[tokio::test]
+async fn a_file_read_rules_deny_is_not_updated() {
+    let s = setup_with(|config| {
+        config.read_denied = Some(std::sync::Arc::new(|path: &Path| {
+            path.file_name().is_some_and(|n| n == ".env")
+        }));
+    });
+    s.dir.write(".env", "SECRET=1\n");
+    let err = s
+        .fails(
+            "*** Begin Patch\n*** Update File: .env\n@@\n-SECRET=2\n+SECRET=3\n*** End Patch",
+            ErrorCode::PermissionDenied,
+        )
+        .await;
+    assert!(!err.contains("SECRET=1"), "{err}");
+    assert_eq!(s.dir.read(".env"), "SECRET=1\n");
+}
+
 #[test]
 fn patch_paths_lists_every_path_with_its_operation() {
     let paths = patch_paths(
