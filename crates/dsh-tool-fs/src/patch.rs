@@ -57,8 +57,10 @@ Format (paths relative to the working directory, or absolute):
 *** End Patch
 
 Start every hunk with @@; several hunks per file go in file order. Context and removed lines \
-must match the file (whitespace differences are tolerated). The answer lists each file like \
-git's name-status (A, M, D, R old -> new) and the changed lines with their new line numbers.";
+must match the file (whitespace differences are tolerated). A hunk of only + lines goes right \
+below its @@ line, or at the end of the file without one. Missing directories are created. The \
+answer lists each file like git's name-status (A, M, D, R old -> new) and the changed lines \
+with their new line numbers.";
 
 /// Arguments of `apply_patch`.
 #[derive(ToolArgs, Deserialize, Debug, Clone)]
