@@ -31,11 +31,15 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+mod patch;
 mod read;
 mod records;
 mod write;
 
 use dsh_tools::{ErrorCode, ToolError, ToolRegistry, TypedTool};
+pub use patch::{
+    patch_paths, ApplyPatchArgs, ApplyPatchTool, PatchError, PatchOperation, PatchedPath,
+};
 pub use read::{ReadArgs, ReadTool};
 pub use records::{content_hash, ContentHash, ReadRecords, Unseen, EDIT_LIMIT};
 use std::path::{Path, PathBuf};
@@ -187,7 +191,8 @@ pub fn normalise(path: &Path) -> PathBuf {
     out
 }
 
-/// Registers `read`, `write` and `edit` over `tools`; all of them or none.
+/// Registers `read`, `write`, `edit` and `apply_patch` over `tools`; all
+/// of them or none.
 ///
 /// # Errors
 /// The registry's error when a name is taken.
@@ -196,6 +201,7 @@ pub fn register_fs_tools(registry: &ToolRegistry, tools: &FileTools) -> Result<(
         registry.register_scoped(TypedTool::new(ReadTool::new(tools.clone())))?,
         registry.register_scoped(TypedTool::new(WriteTool::new(tools.clone())))?,
         registry.register_scoped(TypedTool::new(EditTool::new(tools.clone())))?,
+        registry.register_scoped(TypedTool::new(ApplyPatchTool::new(tools.clone())))?,
     ];
     for handle in handles {
         handle.keep();
