@@ -1,13 +1,13 @@
 //! [`Cards`]: presentations to ACP `tool_call` / `tool_call_update`.
 
 use agent_client_protocol_schema::v1::{
-    Content, ContentBlock as AcpContent, Meta, SessionId, SessionNotification, SessionUpdate,
+    Content, ContentBlock as AcpContent, Diff, Meta, SessionId, SessionNotification, SessionUpdate,
     Terminal, TerminalId, TextContent, ToolCall, ToolCallContent, ToolCallId, ToolCallLocation,
     ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use dsh_tools::{
-    ContentBlock, TerminalExit, ToolCallKind, ToolCallPresentation, ToolExecutionResult,
-    ToolResultPresentation,
+    ContentBlock, FileDiff, TerminalExit, ToolCallKind, ToolCallPresentation, ToolExecutionResult,
+    ToolLocation, ToolResultPresentation,
 };
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -33,6 +33,28 @@ pub fn locations_of(args: &Value) -> Vec<ToolCallLocation> {
         );
     }
     out
+}
+
+/// A presentation's locations as ACP's (a line past ACP's range is left out).
+fn locations(located: &[ToolLocation]) -> Vec<ToolCallLocation> {
+    located
+        .iter()
+        .map(|l| {
+            ToolCallLocation::new(l.path.as_str()).line(l.line.and_then(|n| u32::try_from(n).ok()))
+        })
+        .collect()
+}
+
+/// A presentation's diffs as ACP's `diff` content.
+fn diffs(changes: &[FileDiff]) -> Vec<ToolCallContent> {
+    changes
+        .iter()
+        .map(|d| {
+            ToolCallContent::Diff(
+                Diff::new(d.path.as_str(), d.new_text.clone()).old_text(d.old_text.clone()),
+            )
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone)]
@@ -117,7 +139,11 @@ impl Cards {
             } else {
                 ToolCallStatus::InProgress
             })
-            .locations(locations_of(args))
+            .locations(if presentation.locations.is_empty() {
+                locations_of(args)
+            } else {
+                locations(&presentation.locations)
+            })
             .raw_input(
                 presentation
                     .raw_input
@@ -214,7 +240,12 @@ impl Cards {
             } else {
                 &presentation.content
             };
-            fields = fields.content(content(shown));
+            let mut blocks = diffs(&presentation.diffs);
+            blocks.extend(content(shown));
+            fields = fields.content(blocks);
+        }
+        if !presentation.locations.is_empty() {
+            fields = fields.locations(locations(&presentation.locations));
         }
         let mut update = ToolCallUpdate::new(ToolCallId::new(call_id), fields);
         if let Some(m) = update_meta {

@@ -227,3 +227,52 @@ fn the_schema_check_can_fail() {
     let bad_status = json!({"sessionId": "s", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "c", "status": "exploded"}});
     assert!(!validator.is_valid(&bad_status));
 }
+
+/// An edit by the file tools: an `edit` card with the file's location,
+/// and when it is done a `diff` of the replaced text and the line it
+/// landed on.
+#[tokio::test]
+async fn an_edit_is_a_diff_card_at_its_line() {
+    let dir = std::env::temp_dir().join(format!("dsh-acp-cards-edit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.rs"), "fn one() {}\nfn two() {}\n").unwrap();
+    let registry = ToolRegistry::new();
+    let tools = dsh_tool_fs::FileTools::new(dsh_tool_fs::FsConfig::new(&dir));
+    dsh_tool_fs::register_fs_tools(&registry, &tools).unwrap();
+    let read = json!({"file_path": "a.rs"});
+    let done = registry
+        .execute(ToolExecution::new("r", "read", read))
+        .await;
+    assert!(!done.is_error);
+    let args = json!({"file_path": "a.rs", "old_string": "two", "new_string": "three"});
+    let result = registry
+        .execute(ToolExecution::new("e", "edit", args.clone()))
+        .await;
+    assert!(!result.is_error, "{:?}", result.content);
+    let mut cards = Cards::new("s1", true);
+    let call = registry.present_call("edit", &args);
+    let end = registry.present_result("edit", &args, &result);
+    let wire = check(&[
+        cards.call("e", &call, &args, false),
+        cards.result("e", &result, &end),
+    ]);
+    assert_eq!(wire[0]["update"]["kind"], json!("edit"), "{}", wire[0]);
+    assert_eq!(
+        wire[0]["update"]["locations"],
+        json!([{"path": "a.rs"}]),
+        "{}",
+        wire[0]
+    );
+    let update = &wire[1]["update"];
+    assert_eq!(
+        update["locations"],
+        json!([{"path": "a.rs", "line": 2}]),
+        "{update}"
+    );
+    assert_eq!(
+        update["content"][0],
+        json!({"type": "diff", "path": "a.rs", "oldText": "two", "newText": "three"}),
+        "{update}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -303,6 +303,7 @@ impl Tool for BashTool {
                 cwd: Some(self.cwd_for(args.workdir.as_deref())),
                 ..ToolTerminal::default()
             }),
+            locations: Vec::new(),
         })
     }
 
@@ -319,6 +320,8 @@ impl Tool for BashTool {
                 title: None,
                 content,
                 terminal: None,
+                locations: Vec::new(),
+                diffs: Vec::new(),
             });
         }
         let (output, exit) = split_status(trimmed);
@@ -330,6 +333,8 @@ impl Tool for BashTool {
                 output: Some(output.to_owned()),
                 exit,
             }),
+            locations: Vec::new(),
+            diffs: Vec::new(),
         })
     }
 
@@ -450,6 +455,7 @@ impl Tool for BashOutputTool {
             raw_input: Some(serde_json::json!(args.task_id)),
             content: Vec::new(),
             terminal: None,
+            locations: Vec::new(),
         })
     }
 
@@ -515,6 +521,7 @@ impl Tool for BashKillTool {
             raw_input: Some(serde_json::json!(args.task_id)),
             content: Vec::new(),
             terminal: None,
+            locations: Vec::new(),
         })
     }
 
@@ -587,6 +594,7 @@ impl Tool for BashWriteTool {
             raw_input: Some(serde_json::json!(args.input)),
             content: vec![ContentBlock::text(args.input.clone())],
             terminal: None,
+            locations: Vec::new(),
         })
     }
 

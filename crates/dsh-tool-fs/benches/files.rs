@@ -31,7 +31,8 @@ fn peak_kib() -> u64 {
 fn gigabyte_file(dir: &Path) -> PathBuf {
     let path = dir.join("big.log");
     let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path).unwrap());
-    let line = b"2026-12-04T10:00:00Z INFO request handled path=/api/v1/items status=200 took=12ms\n";
+    let line =
+        b"2026-12-04T10:00:00Z INFO request handled path=/api/v1/items status=200 took=12ms\n";
     let mut written = 0u64;
     while written < (1 << 30) {
         out.write_all(line).unwrap();
@@ -70,7 +71,8 @@ fn main() {
     let registry = ToolRegistry::new();
     register_fs_tools(&registry, &FileTools::new(FsConfig::new(&dir))).unwrap();
     let call = |name: &str, args: serde_json::Value| {
-        let result = rt.block_on(registry.execute(ToolExecution::new("b", name, args).with_agent("bench")));
+        let result =
+            rt.block_on(registry.execute(ToolExecution::new("b", name, args).with_agent("bench")));
         assert!(!result.is_error, "{name}: {:?}", result.content);
         result
     };
@@ -81,19 +83,36 @@ fn main() {
     let read_tail = || {
         let result = call("read", json!({"file_path": "big.log", "offset": -2000}));
         let text = result.content[0].as_text().unwrap().to_owned();
-        assert!(text.contains("tail line 1999"), "{}", &text[text.len().saturating_sub(200)..]);
+        assert!(
+            text.contains("tail line 1999"),
+            "{}",
+            &text[text.len().saturating_sub(200)..]
+        );
         ratio::keep(text);
     };
     read_tail();
     let tail = || {
-        let out = Command::new("tail").arg("-n").arg("2000").arg(&big).output().unwrap();
+        let out = Command::new("tail")
+            .arg("-n")
+            .arg("2000")
+            .arg(&big)
+            .output()
+            .unwrap();
         assert!(out.status.success());
         ratio::keep(out.stdout);
     };
     let times = ratio::compare(read_tail, tail, 11, Duration::from_millis(200));
-    ratio::report("read the last 2000 lines of 1 GiB", "dsh read", "tail -n 2000", times);
+    ratio::report(
+        "read the last 2000 lines of 1 GiB",
+        "dsh read",
+        "tail -n 2000",
+        times,
+    );
     let grown = peak_kib().saturating_sub(before);
-    println!("RESULT read of 1 GiB: peak memory grew by {:.1} MiB (target < 16 MiB)", grown as f64 / 1024.0);
+    println!(
+        "RESULT read of 1 GiB: peak memory grew by {:.1} MiB (target < 16 MiB)",
+        grown as f64 / 1024.0
+    );
     std::fs::remove_file(&big).unwrap();
 
     // --- edit ten megabytes -----------------------------------------------
@@ -104,15 +123,31 @@ fn main() {
     // Each side swaps the marker back and forth, so every call changes the file.
     let mut forward = true;
     let mut edit = || {
-        let (old, new) = if forward { ("needle-A", "needle-B") } else { ("needle-B", "needle-A") };
+        let (old, new) = if forward {
+            ("needle-A", "needle-B")
+        } else {
+            ("needle-B", "needle-A")
+        };
         forward = !forward;
-        ratio::keep(call("edit", json!({"file_path": "big.rs", "old_string": old, "new_string": new})));
+        ratio::keep(call(
+            "edit",
+            json!({"file_path": "big.rs", "old_string": old, "new_string": new}),
+        ));
     };
     let mut sed_forward = true;
     let mut sed = || {
-        let expr = if sed_forward { "s/needle-A/needle-B/" } else { "s/needle-B/needle-A/" };
+        let expr = if sed_forward {
+            "s/needle-A/needle-B/"
+        } else {
+            "s/needle-B/needle-A/"
+        };
         sed_forward = !sed_forward;
-        let status = Command::new("sed").arg("-i").arg(expr).arg(&theirs).status().unwrap();
+        let status = Command::new("sed")
+            .arg("-i")
+            .arg(expr)
+            .arg(&theirs)
+            .status()
+            .unwrap();
         assert!(status.success());
     };
     let mut criterion = Criterion::default().sample_size(10).configure_from_args();

@@ -1560,6 +1560,15 @@ impl Tool for ApplyPatchTool {
             raw_input: Some(serde_json::Value::String(args.patch.clone())),
             content: Vec::new(),
             terminal: None,
+            locations: patch_paths(&args.patch)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|p| p.operation != PatchOperation::MoveFrom)
+                .map(|p| dsh_tools::ToolLocation {
+                    path: p.path,
+                    line: None,
+                })
+                .collect(),
         })
     }
 

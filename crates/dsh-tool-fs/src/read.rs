@@ -5,7 +5,7 @@ use crate::{FileTools, MAX_LINE_CHARS};
 use base64::Engine;
 use dsh_tools::{
     ContentBlock, ErrorCode, Tool, ToolAnnotations, ToolArgs, ToolCallKind, ToolCallPresentation,
-    ToolContext, ToolError,
+    ToolContext, ToolError, ToolLocation,
 };
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -91,9 +91,14 @@ impl Tool for ReadTool {
         Some(ToolCallPresentation {
             title: format!("read {}{range}", args.file_path),
             kind: ToolCallKind::Read,
-            raw_input: None,
-            content: Vec::new(),
-            terminal: None,
+            locations: vec![ToolLocation {
+                path: args.file_path.clone(),
+                line: args
+                    .offset
+                    .and_then(|o| u64::try_from(o).ok())
+                    .filter(|&o| o > 0),
+            }],
+            ..ToolCallPresentation::default()
         })
     }
 

@@ -6,8 +6,9 @@ use crate::read::open_regular;
 use crate::records::{content_hash, Unseen, EDIT_LIMIT};
 use crate::FileTools;
 use dsh_tools::{
-    ContentBlock, ErrorCode, Tool, ToolAnnotations, ToolArgs, ToolCallKind, ToolCallPresentation,
-    ToolContext, ToolError,
+    ContentBlock, ErrorCode, FileDiff, Tool, ToolAnnotations, ToolArgs, ToolCallKind,
+    ToolCallPresentation, ToolContext, ToolError, ToolExecutionResult, ToolLocation,
+    ToolResultPresentation,
 };
 use serde::Deserialize;
 use std::io::{self, Read};
@@ -96,10 +97,44 @@ fn presentation(verb: &str, path: &str) -> ToolCallPresentation {
     ToolCallPresentation {
         title: format!("{verb} {path}"),
         kind: ToolCallKind::Edit,
-        raw_input: None,
-        content: Vec::new(),
-        terminal: None,
+        locations: vec![ToolLocation {
+            path: path.to_owned(),
+            line: None,
+        }],
+        ..ToolCallPresentation::default()
     }
+}
+
+/// The first changed line a result shows (`+    12\t…` or `-    12\t…`).
+fn first_changed_line(result: &ToolExecutionResult) -> Option<u64> {
+    let text = result.content.first()?.as_text()?;
+    text.lines()
+        .filter_map(|l| l.strip_prefix('+').or_else(|| l.strip_prefix('-')))
+        .find_map(|l| l.split('\t').next()?.trim().parse().ok())
+}
+
+/// Where a change landed, and the change as a diff.
+fn changed(
+    path: &str,
+    old: Option<&str>,
+    new: &str,
+    result: &ToolExecutionResult,
+) -> Option<ToolResultPresentation> {
+    if result.is_error {
+        return None;
+    }
+    Some(ToolResultPresentation {
+        locations: vec![ToolLocation {
+            path: path.to_owned(),
+            line: first_changed_line(result),
+        }],
+        diffs: vec![FileDiff {
+            path: path.to_owned(),
+            old_text: old.map(str::to_owned),
+            new_text: new.to_owned(),
+        }],
+        ..ToolResultPresentation::default()
+    })
 }
 
 impl Tool for WriteTool {
@@ -119,6 +154,21 @@ impl Tool for WriteTool {
 
     fn present_call(&self, args: &WriteArgs) -> Option<ToolCallPresentation> {
         Some(presentation("write", &args.file_path))
+    }
+
+    fn present_result(
+        &self,
+        args: &WriteArgs,
+        result: &ToolExecutionResult,
+    ) -> Option<ToolResultPresentation> {
+        // The replaced content is not in the result: a diff of a replaced
+        // file would show it all as new. Only a new file is drawn so.
+        let created = result.content.first()?.as_text()?.starts_with("created ");
+        let mut shown = changed(&args.file_path, None, &args.content, result)?;
+        if !created {
+            shown.diffs.clear();
+        }
+        Some(shown)
     }
 
     async fn call(
@@ -184,6 +234,19 @@ impl Tool for EditTool {
 
     fn present_call(&self, args: &EditArgs) -> Option<ToolCallPresentation> {
         Some(presentation("edit", &args.file_path))
+    }
+
+    fn present_result(
+        &self,
+        args: &EditArgs,
+        result: &ToolExecutionResult,
+    ) -> Option<ToolResultPresentation> {
+        changed(
+            &args.file_path,
+            Some(&args.old_string),
+            &args.new_string,
+            result,
+        )
     }
 
     async fn call(&self, args: EditArgs, ctx: ToolContext) -> Result<Vec<ContentBlock>, ToolError> {

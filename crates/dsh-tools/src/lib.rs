@@ -170,7 +170,8 @@ pub use middleware::{
     FnMiddleware, Middleware, MiddlewareFuture, MiddlewareResult, Next, NextFuture, SyncMiddleware,
 };
 pub use presentation::{
-    TerminalExit, ToolCallKind, ToolCallPresentation, ToolResultPresentation, ToolTerminal,
+    FileDiff, TerminalExit, ToolCallKind, ToolCallPresentation, ToolLocation,
+    ToolResultPresentation, ToolTerminal,
 };
 pub use provider::{tool_declaration, ToolFormat, UnknownToolFormat};
 pub use registry::{

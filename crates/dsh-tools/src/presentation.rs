@@ -75,6 +75,33 @@ pub struct ToolCallPresentation {
     /// Render as a terminal card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal: Option<ToolTerminal>,
+    /// The files (and lines) the call touches, for a UI that follows along.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<ToolLocation>,
+}
+
+/// A file a call touches, and where in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolLocation {
+    /// The path, as the call names it.
+    pub path: String,
+    /// The line (from 1), when the call is about one place in the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+}
+
+/// A change to a file, for a UI that draws it as a diff: the text before
+/// (none for a new file) and after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileDiff {
+    /// The path, as the call names it.
+    pub path: String,
+    /// The text replaced; `None` when the file is new.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_text: Option<String>,
+    /// The text in its place.
+    pub new_text: String,
 }
 
 impl ToolCallPresentation {
@@ -86,6 +113,7 @@ impl ToolCallPresentation {
             raw_input: Some(args.clone()),
             content: Vec::new(),
             terminal: None,
+            locations: Vec::new(),
         }
     }
 }
@@ -104,6 +132,13 @@ pub struct ToolResultPresentation {
     /// The terminal card's output and exit status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal: Option<ToolTerminal>,
+    /// Where the call ended up in the files it touched (replacing the
+    /// pending locations when not empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<ToolLocation>,
+    /// The changes it made, as diffs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diffs: Vec<FileDiff>,
 }
 
 impl ToolResultPresentation {
@@ -113,6 +148,8 @@ impl ToolResultPresentation {
             title: None,
             content: content.to_vec(),
             terminal: None,
+            locations: Vec::new(),
+            diffs: Vec::new(),
         }
     }
 }

@@ -45,6 +45,7 @@ impl Tool for ReadFile {
             raw_input: Some(json!(args.path)),
             content: vec![],
             terminal: None,
+            locations: Vec::new(),
         })
     }
 
@@ -126,6 +127,7 @@ fn wire_names_are_camel_case() {
             cwd: Some("/work".into()),
             ..Default::default()
         }),
+        locations: Vec::new(),
     };
     assert_eq!(
         serde_json::to_value(&pending).unwrap(),
@@ -145,6 +147,8 @@ fn wire_names_are_camel_case() {
             output: Some("a\nb".into()),
             exit: Some(TerminalExit::ExitCode(2)),
         }),
+        locations: Vec::new(),
+        diffs: Vec::new(),
     };
     assert_eq!(
         serde_json::to_value(&done).unwrap(),
