@@ -32,9 +32,11 @@
 
 pub mod atomic;
 mod records;
+mod search;
 
 use dsh_tools::{ErrorCode, ToolError};
 pub use records::{content_hash, ContentHash, ReadRecords, Unseen};
+pub use search::{GlobArgs, GlobTool, GrepArgs, GrepTool, OutputMode};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
