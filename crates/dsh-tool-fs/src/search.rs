@@ -626,7 +626,9 @@ fn filters(args: &GrepArgs, root: &Path, builder: &mut WalkBuilder) -> Result<()
 /// Collects what one file gives, in the chosen mode.
 struct FileSink<'a> {
     settings: Settings,
-    path: &'a str,
+    path: &'a Path,
+    /// The path as shown, made on the first line shown.
+    shown_path: Option<String>,
     matched: u64,
     text: String,
     lines: usize,
@@ -641,7 +643,10 @@ impl FileSink<'_> {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let text = String::from_utf8_lossy(line);
-        self.text.push_str(self.path);
+        let path = self
+            .shown_path
+            .get_or_insert_with(|| self.path.to_string_lossy().into_owned());
+        self.text.push_str(path);
         self.text.push(separator);
         if let Some(number) = number {
             let _ = write!(self.text, "{number}{separator}");
@@ -717,10 +722,10 @@ fn search_file(
     settings: Settings,
     path: PathBuf,
 ) -> Option<FileHits> {
-    let display = path.to_string_lossy();
     let mut sink = FileSink {
         settings,
-        path: &display,
+        path: &path,
+        shown_path: None,
         matched: 0,
         text: String::new(),
         lines: 0,
