@@ -314,6 +314,10 @@ fn resolve_root(tools: &FileTools, path: &Path) -> Result<std::fs::Metadata, Too
 /// A walk as ripgrep's: ignore files (also outside a git repository),
 /// hidden entries skipped unless `hidden`, links not followed, and never
 /// an entry a deny rule covers.
+///
+/// The walk does not follow links below the root, so an entry's real path
+/// is the root's real path joined with the rest: when the root's path goes
+/// through a link, the rules are asked about both paths.
 fn walker(tools: &FileTools, root: &Path, hidden: bool) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
     builder
@@ -324,7 +328,21 @@ fn walker(tools: &FileTools, root: &Path, hidden: bool) -> WalkBuilder {
         .threads(search_threads());
     if tools.config().read_denied.is_some() {
         let tools = tools.clone();
-        builder.filter_entry(move |entry| !tools.is_read_denied(entry.path()));
+        let real_root = std::fs::canonicalize(root).ok().filter(|real| real != root);
+        match real_root {
+            None => {
+                builder.filter_entry(move |entry| !tools.is_read_denied(entry.path()));
+            }
+            Some(real_root) => {
+                let root = root.to_path_buf();
+                builder.filter_entry(move |entry| {
+                    let path = entry.path();
+                    let real = path.strip_prefix(&root).map(|rest| real_root.join(rest));
+                    !tools.is_read_denied(path)
+                        && !real.is_ok_and(|real| tools.is_read_denied(&real))
+                });
+            }
+        }
     }
     builder
 }

@@ -713,12 +713,70 @@ async fn grep_never_searches_or_names_a_denied_file() {
         assert!(text.contains("denied by a Read deny rule"), "{text}");
         assert!(!text.contains("hunter2"), "{text}");
     }
+    // A link to a denied directory, walked as the root, is refused; a
+    // link to a directory holding denied files hides them as well.
+    std::os::unix::fs::symlink(dir.path.join("secret"), dir.path.join("door")).unwrap();
+    let (code, _) = fails(
+        &registry,
+        "grep",
+        json!({"pattern": "TOKEN", "path": "door"}),
+    )
+    .await;
+    assert_eq!(code, ErrorCode::PermissionDenied);
+    std::os::unix::fs::symlink(&dir.path, dir.path.join("app/up")).unwrap();
+    let text = ok(
+        &registry,
+        "grep",
+        json!({"pattern": "TOKEN", "path": "app/up"}),
+    )
+    .await;
+    assert_eq!(
+        text,
+        format!("Found 1 file\n{}/app/up/app/config.txt", dir.path.display())
+    );
+
     // A link to a denied file, named explicitly, is refused too.
     std::os::unix::fs::symlink(dir.path.join(".env"), dir.path.join("innocent.txt")).unwrap();
     let (code, _) = fails(
         &registry,
         "grep",
         json!({"pattern": "TOKEN", "path": "innocent.txt"}),
+    )
+    .await;
+    assert_eq!(code, ErrorCode::PermissionDenied);
+}
+
+#[tokio::test]
+async fn a_rule_on_real_paths_holds_through_a_linked_root() {
+    let dir = Dir::new();
+    dir.write("vault/key.txt", "TOKEN=hunter2\n");
+    dir.write("app/config.txt", "TOKEN=from-env\n");
+    std::os::unix::fs::symlink(&dir.path, dir.path.join("alias")).unwrap();
+    let vault = dir.path.join("vault");
+    let mut config = FsConfig::new(&dir.path);
+    config.read_denied = Some(Arc::new(move |path: &Path| path.starts_with(&vault)));
+    let registry = registry_with(config);
+    let text = ok(
+        &registry,
+        "grep",
+        json!({"pattern": "TOKEN", "path": "alias"}),
+    )
+    .await;
+    assert_eq!(
+        text,
+        format!("Found 1 file\n{}", dir.abs("alias/app/config.txt"))
+    );
+    let text = ok(
+        &registry,
+        "glob",
+        json!({"pattern": "**/*.txt", "path": "alias"}),
+    )
+    .await;
+    assert_eq!(text, dir.abs("alias/app/config.txt"));
+    let (code, _) = fails(
+        &registry,
+        "grep",
+        json!({"pattern": "TOKEN", "path": "alias/vault/key.txt"}),
     )
     .await;
     assert_eq!(code, ErrorCode::PermissionDenied);
