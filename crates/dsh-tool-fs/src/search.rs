@@ -379,16 +379,20 @@ fn newest_first(
 
 // ---------------------------------------------------------------- glob
 
-/// The directory to walk and the pattern relative to it.
-fn glob_root(tools: &FileTools, args: &GlobArgs) -> Result<(PathBuf, String), ToolError> {
+/// The directory to walk, the pattern relative to it, and whether the
+/// pattern is anchored there (an absolute pattern, or one starting with
+/// `./`) even without a `/` of its own.
+fn glob_root(tools: &FileTools, args: &GlobArgs) -> Result<(PathBuf, String, bool), ToolError> {
     let pattern = args.pattern.trim();
     if pattern.is_empty() {
         return Err(invalid("\"pattern\" must not be empty"));
     }
     let base = tools.absolute(args.path.as_deref().unwrap_or("."));
     if !pattern.starts_with('/') {
-        let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
-        return Ok((base, pattern.to_owned()));
+        return Ok(match pattern.strip_prefix("./") {
+            Some(rest) => (base, rest.to_owned(), true),
+            None => (base, pattern.to_owned(), false),
+        });
     }
     // An absolute pattern: its literal directories are where to walk.
     let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
@@ -399,11 +403,11 @@ fn glob_root(tools: &FileTools, args: &GlobArgs) -> Result<(PathBuf, String), To
     let dir = crate::normalise(&PathBuf::from(format!("/{}", parts[..literal].join("/"))));
     let rest = parts[literal..].join("/");
     if args.path.is_none() {
-        return Ok((dir, rest));
+        return Ok((dir, rest, true));
     }
     match dir.strip_prefix(&base) {
-        Ok(inner) if inner.as_os_str().is_empty() => Ok((base, rest)),
-        Ok(inner) => Ok((base.clone(), format!("{}/{rest}", inner.display()))),
+        Ok(inner) if inner.as_os_str().is_empty() => Ok((base, rest, true)),
+        Ok(inner) => Ok((base.clone(), format!("{}/{rest}", inner.display()), true)),
         Err(_) => Err(invalid(format!(
             "the absolute pattern {pattern} is outside path {}",
             base.display()
@@ -411,14 +415,15 @@ fn glob_root(tools: &FileTools, args: &GlobArgs) -> Result<(PathBuf, String), To
     }
 }
 
-/// A glob as `glob` reads it: no `/`, the file name at any depth.
+/// A glob as `glob` reads it: without a `/` (and not anchored), the file
+/// name at any depth; otherwise the path relative to the root.
 struct NameGlob {
     matcher: GlobMatcher,
     name_only: bool,
 }
 
 impl NameGlob {
-    fn new(pattern: &str) -> Result<Self, ToolError> {
+    fn new(pattern: &str, anchored: bool) -> Result<Self, ToolError> {
         // A leading `**/` also matches at the top (globset's reading).
         let matcher = GlobBuilder::new(pattern)
             .literal_separator(true)
@@ -428,7 +433,7 @@ impl NameGlob {
             .compile_matcher();
         Ok(NameGlob {
             matcher,
-            name_only: !pattern.contains('/'),
+            name_only: !anchored && !pattern.contains('/'),
         })
     }
 
@@ -456,8 +461,8 @@ fn glob(
     args: &GlobArgs,
     cancel: &CancellationToken,
 ) -> Result<String, ToolError> {
-    let (root, pattern) = glob_root(tools, args)?;
-    let matcher = NameGlob::new(&pattern)?;
+    let (root, pattern, anchored) = glob_root(tools, args)?;
+    let matcher = NameGlob::new(&pattern, anchored)?;
     let metadata = resolve_root(tools, &root)?;
     if !metadata.is_dir() {
         return Err(ToolError::msg(format!(
@@ -827,9 +832,14 @@ fn grep(
         // A file named explicitly is searched whatever the filters say, as
         // ripgrep does.
         let mut searcher = searcher(args, settings);
-        search_file(&mut searcher, &matcher, settings, root.clone())
-            .into_iter()
-            .collect()
+        let hits = search_file(&mut searcher, &matcher, settings, root.clone());
+        if hits.is_none() && looks_binary(&root) {
+            return Ok(format!(
+                "No matches found: {} is a binary file, which grep does not search",
+                root.display()
+            ));
+        }
+        hits.into_iter().collect()
     };
     if cancel.is_cancelled() {
         return Err(aborted());
@@ -885,11 +895,11 @@ fn grep(
     };
     let rest = total.saturating_sub(offset).saturating_sub(shown);
     if rest == 0 {
+        if shown == 0 && offset > 0 {
+            let _ = write!(out, "[no more {unit} after offset {offset}]");
+        }
         if out.ends_with('\n') {
             out.pop();
-        }
-        if out.is_empty() {
-            out.push_str(&format!("No results after offset {offset}"));
         }
         return Ok(out);
     }
@@ -904,6 +914,16 @@ fn grep(
         ));
     }
     Ok(out)
+}
+
+/// Whether the file's first block holds a NUL byte, as the searcher's
+/// binary detection decides.
+fn looks_binary(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(64 * 1024);
+    std::fs::File::open(path)
+        .and_then(|file| file.take(64 * 1024).read_to_end(&mut head))
+        .is_ok_and(|_| head.contains(&0))
 }
 
 /// Content mode's lines in order: each file's kept lines, `--` between

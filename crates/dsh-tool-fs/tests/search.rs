@@ -169,6 +169,37 @@ async fn glob_respects_ignore_files_and_skips_hidden_entries() {
         .await,
         dir.abs("src/b.rs")
     );
+    // `./` or an absolute pattern anchors a name at the top.
+    assert_eq!(
+        ok(&registry, "glob", json!({"pattern": "./*.rs"})).await,
+        dir.abs("a.rs")
+    );
+    assert_eq!(
+        ok(
+            &registry,
+            "glob",
+            json!({"pattern": format!("{}/b.rs", dir.path.display())})
+        )
+        .await,
+        "No files found"
+    );
+    assert_eq!(
+        ok(
+            &registry,
+            "glob",
+            json!({"pattern": dir.abs("src/b.rs"), "path": "."})
+        )
+        .await,
+        dir.abs("src/b.rs")
+    );
+    let (code, text) = fails(
+        &registry,
+        "glob",
+        json!({"pattern": "/elsewhere/*.rs", "path": "src"}),
+    )
+    .await;
+    assert_eq!(code, ErrorCode::InvalidArgs);
+    assert!(text.contains("is outside path"), "{text}");
     assert_eq!(
         ok(&registry, "glob", json!({"pattern": "*.py"})).await,
         "No files found"
@@ -590,6 +621,19 @@ async fn grep_head_limit_and_offset_page_the_answer() {
         lines(&text),
         [format!("{file}:29:match 29"), format!("{file}:30:match 30")]
     );
+    let text = ok(
+        &registry,
+        "grep",
+        json!({"pattern": "match", "output_mode": "count", "offset": 5}),
+    )
+    .await;
+    assert_eq!(
+        lines(&text),
+        [
+            "Found 30 matching lines in 1 file",
+            "[no more files after offset 5]"
+        ]
+    );
 
     for i in 0..5 {
         dir.write_aged(&format!("f{i}.txt"), "match", 10 + i);
@@ -675,6 +719,19 @@ async fn grep_skips_binary_files_and_links() {
     assert_eq!(
         ok(&registry, "glob", json!({"pattern": "**/*.txt"})).await,
         dir.abs("text.txt")
+    ); // Named explicitly, a binary file is still not searched, and the
+       // answer says why.
+    assert_eq!(
+        ok(
+            &registry,
+            "grep",
+            json!({"pattern": "needle", "path": "blob.bin"})
+        )
+        .await,
+        format!(
+            "No matches found: {} is a binary file, which grep does not search",
+            dir.abs("blob.bin")
+        )
     );
 }
 
