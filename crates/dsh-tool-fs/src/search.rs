@@ -131,12 +131,15 @@ pub struct GrepArgs {
     pub line_numbers: Option<bool>,
     /// Lines to show after each match (content mode).
     #[serde(rename = "-A")]
+    #[tool(maximum = 1000)]
     pub after: Option<u32>,
     /// Lines to show before each match (content mode).
     #[serde(rename = "-B")]
+    #[tool(maximum = 1000)]
     pub before: Option<u32>,
     /// Lines to show before and after each match (content mode).
     #[serde(rename = "-C")]
+    #[tool(maximum = 1000)]
     pub context: Option<u32>,
     /// Let a match span lines; `.` matches newlines too.
     pub multiline: Option<bool>,

@@ -871,6 +871,9 @@ async fn grep_errors_are_clear() {
     let (code, text) = fails(&registry, "grep", json!({"pattern": "x", "-A": -1})).await;
     assert_eq!(code, ErrorCode::InvalidArgs);
     assert!(text.contains("\"-A\""), "{text}");
+    let (code, text) = fails(&registry, "grep", json!({"pattern": "x", "-C": 5000})).await;
+    assert_eq!(code, ErrorCode::InvalidArgs);
+    assert!(text.contains("\"-C\" must be at most 1000"), "{text}");
     let (code, _) = fails(
         &registry,
         "grep",
