@@ -338,8 +338,8 @@ fn ratios(setup: &Setup) {
                 || {
                     ratio::keep(setup.theirs(rg, pattern, mode));
                 },
-                11,
-                Duration::from_millis(400),
+                21,
+                Duration::from_millis(300),
             );
             ratio::report(&format!("grep/{label}/{mode}"), "dsh-tool-fs", "rg", times);
             // Wall time on a loaded machine is noisy; the processor time
