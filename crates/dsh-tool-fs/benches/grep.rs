@@ -3,7 +3,7 @@
 //! the same number of threads, for a literal and a regular expression, in
 //! files-with-matches (`rg -l`) and content (`rg -n`) modes.
 //!
-//! The tree (20 000 source-like files, about 50 MB, the same bytes on
+//! The tree (20 000 source-like files, about 60 MB, the same bytes on
 //! every run) is generated once under the target directory and reused.
 //! `rg` is looked up on `PATH`, then under `target/rg/bin`; when it is in
 //! neither, `cargo install ripgrep --locked --root target/rg` is tried, and
