@@ -34,6 +34,7 @@ pub mod atomic;
 mod patch;
 mod read;
 mod records;
+mod search;
 mod write;
 
 use dsh_tools::{ErrorCode, ToolError, ToolRegistry, TypedTool};
@@ -42,6 +43,7 @@ pub use patch::{
 };
 pub use read::{ReadArgs, ReadTool};
 pub use records::{content_hash, ContentHash, ReadRecords, Unseen, EDIT_LIMIT};
+pub use search::{GlobArgs, GlobTool, GrepArgs, GrepTool, OutputMode};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 pub use write::{EditArgs, EditTool, WriteArgs, WriteTool};
@@ -191,8 +193,8 @@ pub fn normalise(path: &Path) -> PathBuf {
     out
 }
 
-/// Registers `read`, `write`, `edit` and `apply_patch` over `tools`; all
-/// of them or none.
+/// Registers `read`, `write`, `edit`, `glob`, `grep` and `apply_patch`
+/// over `tools`; all of them or none.
 ///
 /// # Errors
 /// The registry's error when a name is taken.
@@ -201,6 +203,8 @@ pub fn register_fs_tools(registry: &ToolRegistry, tools: &FileTools) -> Result<(
         registry.register_scoped(TypedTool::new(ReadTool::new(tools.clone())))?,
         registry.register_scoped(TypedTool::new(WriteTool::new(tools.clone())))?,
         registry.register_scoped(TypedTool::new(EditTool::new(tools.clone())))?,
+        registry.register_scoped(TypedTool::new(GlobTool::new(tools.clone())))?,
+        registry.register_scoped(TypedTool::new(GrepTool::new(tools.clone())))?,
         registry.register_scoped(TypedTool::new(ApplyPatchTool::new(tools.clone())))?,
     ];
     for handle in handles {

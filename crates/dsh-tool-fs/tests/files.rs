@@ -513,5 +513,8 @@ fn the_tools_are_registered_together() {
     let dir = Dir::new();
     let mut names = setup(&dir).names();
     names.sort();
-    assert_eq!(names, ["apply_patch", "edit", "read", "write"]);
+    assert_eq!(
+        names,
+        ["apply_patch", "edit", "glob", "grep", "read", "write"]
+    );
 }
