@@ -194,8 +194,19 @@ async def exercise(
     listed = await session.list_tools()
     assert listed.next_cursor is None
     tools = listed.tools
-    assert [tool.name for tool in tools] == ["bash", "bash_output", "bash_write", "bash_kill"]
-    bash, output, _write, _kill = tools
+    assert [tool.name for tool in tools] == [
+        "bash",
+        "bash_output",
+        "bash_write",
+        "bash_kill",
+        "read",
+        "write",
+        "edit",
+        "glob",
+        "grep",
+        "apply_patch",
+    ]
+    bash, output, _write, _kill = tools[:4]
     assert output.annotations is not None and output.annotations.read_only_hint is True, output
     assert bash.input_schema["required"] == ["command"], bash.input_schema
 

@@ -39,7 +39,21 @@ fn the_first_party_tools_are_registered_in_order() {
         .into_iter()
         .map(|s| s.name)
         .collect();
-    assert_eq!(names, ["bash", "bash_output", "bash_write", "bash_kill"]);
+    assert_eq!(
+        names,
+        [
+            "bash",
+            "bash_output",
+            "bash_write",
+            "bash_kill",
+            "read",
+            "write",
+            "edit",
+            "glob",
+            "grep",
+            "apply_patch"
+        ]
+    );
     assert_eq!(pipeline.cwd(), dir.0);
 }
 

@@ -70,10 +70,11 @@ impl Tool for ReadTool {
 
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations {
+            title: Some("Read a file".into()),
             read_only: Some(true),
             destructive: Some(false),
             idempotent: Some(true),
-            ..ToolAnnotations::default()
+            open_world: Some(false),
         }
     }
 

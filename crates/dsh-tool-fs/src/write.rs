@@ -84,12 +84,13 @@ fn failure(message: String) -> ToolError {
     ToolError::new(ErrorCode::ToolError, message)
 }
 
-fn edit_annotations() -> ToolAnnotations {
+fn edit_annotations(title: &str) -> ToolAnnotations {
     ToolAnnotations {
+        title: Some(title.into()),
+        open_world: Some(false),
         read_only: Some(false),
         destructive: Some(true),
         idempotent: Some(false),
-        ..ToolAnnotations::default()
     }
 }
 
@@ -149,7 +150,7 @@ impl Tool for WriteTool {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        edit_annotations()
+        edit_annotations("Write a file")
     }
 
     fn present_call(&self, args: &WriteArgs) -> Option<ToolCallPresentation> {
@@ -229,7 +230,7 @@ impl Tool for EditTool {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        edit_annotations()
+        edit_annotations("Edit a file")
     }
 
     fn present_call(&self, args: &EditArgs) -> Option<ToolCallPresentation> {

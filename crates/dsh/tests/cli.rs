@@ -54,7 +54,19 @@ fn schemas(format: &str) -> Value {
     json_out(&output)
 }
 
-const BASH_FAMILY: [&str; 4] = ["bash", "bash_output", "bash_write", "bash_kill"];
+/// The first-party tools, in the order `tools/list` gives them.
+const BUILTIN_TOOLS: [&str; 10] = [
+    "bash",
+    "bash_output",
+    "bash_write",
+    "bash_kill",
+    "read",
+    "write",
+    "edit",
+    "glob",
+    "grep",
+    "apply_patch",
+];
 
 fn names(declarations: &Value, name: impl Fn(&Value) -> &Value) -> Vec<Value> {
     declarations
@@ -71,7 +83,10 @@ fn schemas_default_to_mcp_tools_list_entries() {
     assert!(output.status.success());
     let tools = json_out(&output);
     assert_eq!(tools, schemas("mcp"));
-    assert_eq!(names(&tools, |d| &d["name"]), BASH_FAMILY.map(|n| json!(n)));
+    assert_eq!(
+        names(&tools, |d| &d["name"]),
+        BUILTIN_TOOLS.map(|n| json!(n))
+    );
     assert_eq!(tools[0]["inputSchema"]["required"], json!(["command"]));
     assert!(tools[0].get("parameters").is_none());
     // MCP hosts read the hints; bash_output only reads.
@@ -80,7 +95,7 @@ fn schemas_default_to_mcp_tools_list_entries() {
 
 #[test]
 fn schemas_in_each_providers_envelope() {
-    let expected = BASH_FAMILY.map(|n| json!(n));
+    let expected = BUILTIN_TOOLS.map(|n| json!(n));
 
     let plain = schemas("plain");
     assert_eq!(names(&plain, |d| &d["name"]), expected);

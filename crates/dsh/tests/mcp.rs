@@ -107,7 +107,21 @@ async fn a_session_lists_calls_and_refuses_as_the_pipeline_says() {
 
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["bash", "bash_output", "bash_write", "bash_kill"]);
+    assert_eq!(
+        names,
+        [
+            "bash",
+            "bash_output",
+            "bash_write",
+            "bash_kill",
+            "read",
+            "write",
+            "edit",
+            "glob",
+            "grep",
+            "apply_patch"
+        ]
+    );
     let output = &tools[1];
     assert_eq!(output.title.as_deref(), Some("Read background task output"));
     let hints = serde_json::to_value(output.annotations.as_ref().unwrap()).unwrap();
