@@ -632,19 +632,8 @@ exit 0
     let line: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
     assert_eq!(line["tool"], "Bash");
     assert_eq!(line["command"], "echo logged");
-    // The formatter runs after a file tool's edit (a `write` tool, as an
-    // agent adds one, is Claude Code's `Write`).
-    p.registry()
-        .register(dsh_tools::define_tool(
-            "write",
-            "Writes a file.",
-            |args: WriteArgs, _ctx| async move {
-                std::fs::write(&args.file_path, &args.content)
-                    .map_err(|e| dsh_tools::ToolError::msg(e.to_string()))?;
-                Ok(vec![dsh_tools::ContentBlock::text("written")])
-            },
-        ))
-        .unwrap();
+    // The formatter runs after an edit by our `write` tool, Claude Code's
+    // `Write` to the hook.
     let notes = dir.path("notes.txt").display().to_string();
     let r = p
         .registry()
@@ -654,18 +643,10 @@ exit 0
             json!({"file_path": notes, "content": "a   \nb\t\n"}),
         ))
         .await;
-    assert_eq!(r.text(), "written");
+    assert!(r.text().starts_with("created "), "{}", r.text());
     assert_eq!(dir.read("notes.txt"), "a\nb\n");
     let line: Value = serde_json::from_str(dir.read("audit.log").lines().last().unwrap()).unwrap();
     assert_eq!(line["tool"], "Write");
-}
-
-#[derive(dsh_tools::ToolArgs, serde::Deserialize)]
-struct WriteArgs {
-    /// The file.
-    file_path: String,
-    /// What it holds.
-    content: String,
 }
 
 #[tokio::test]

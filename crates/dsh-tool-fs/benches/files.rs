@@ -69,7 +69,10 @@ fn main() {
         .build()
         .unwrap();
     let registry = ToolRegistry::new();
-    register_fs_tools(&registry, &FileTools::new(FsConfig::new(&dir))).unwrap();
+    // Room for the whole page asked for: the budget is not what is timed.
+    let mut config = FsConfig::new(&dir);
+    config.max_output_chars = 1 << 20;
+    register_fs_tools(&registry, &FileTools::new(config)).unwrap();
     let call = |name: &str, args: serde_json::Value| {
         let result =
             rt.block_on(registry.execute(ToolExecution::new("b", name, args).with_agent("bench")));

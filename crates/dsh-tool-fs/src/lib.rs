@@ -44,9 +44,50 @@ pub use patch::{
 pub use read::{ReadArgs, ReadTool};
 pub use records::{content_hash, ContentHash, ReadRecords, Unseen, EDIT_LIMIT};
 pub use search::{GlobArgs, GlobTool, GrepArgs, GrepTool, OutputMode};
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::Arc;
 pub use write::{EditArgs, EditTool, WriteArgs, WriteTool};
+
+/// What an editor answers: its result, or why it could not.
+pub type EditorFuture<T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send>>;
+
+/// Text files as an editor holds them, unsaved changes included (ACP's
+/// `fs/read_text_file` and `fs/write_text_file`).
+pub trait EditorFiles: Send + Sync {
+    /// The whole text of the file at `path` (absolute).
+    fn read_text(&self, path: &Path) -> EditorFuture<String>;
+    /// Replaces the whole text of the file at `path` (absolute).
+    fn write_text(&self, path: &Path, text: String) -> EditorFuture<()>;
+}
+
+/// Put in a call's [`extensions`](dsh_tools::ToolContext::extensions) by a
+/// front-end whose client is an editor: `read` takes a text file's content
+/// from it, and `write` and `edit` read and write through it, so the model
+/// sees and changes what the user sees, saved or not. What is not text
+/// (images, binary files), `glob`, `grep` and `apply_patch` stay on the
+/// disk, as do the checks before a read (deny rules, the file's kind) and
+/// before a write (the sandbox's writable directories).
+#[derive(Clone)]
+pub struct Editor(Arc<dyn EditorFiles>);
+
+impl Editor {
+    /// Reads and writes text through `files`.
+    pub fn new(files: impl EditorFiles + 'static) -> Self {
+        Editor(Arc::new(files))
+    }
+
+    /// The file's text in the editor.
+    pub async fn read_text(&self, path: &Path) -> Result<String, String> {
+        self.0.read_text(path).await
+    }
+
+    /// Replaces the file's text in the editor.
+    pub async fn write_text(&self, path: &Path, text: String) -> Result<(), String> {
+        self.0.write_text(path, text).await
+    }
+}
 
 /// Decides whether a path is covered by a `Read` deny rule, as the rules
 /// stand at the time of the call.

@@ -1,7 +1,7 @@
 //! `read`: a file's lines, numbered, a page at a time, in bounded memory.
 
 use crate::records::{ContentHash, EDIT_LIMIT};
-use crate::{FileTools, MAX_LINE_CHARS};
+use crate::{Editor, FileTools, MAX_LINE_CHARS};
 use base64::Engine;
 use dsh_tools::{
     ContentBlock, ErrorCode, Tool, ToolAnnotations, ToolArgs, ToolCallKind, ToolCallPresentation,
@@ -10,7 +10,7 @@ use dsh_tools::{
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -107,16 +107,96 @@ impl Tool for ReadTool {
         let tools = self.tools.clone();
         let path = tools.absolute(&args.file_path);
         let agent = ctx.agent.clone();
-        tokio::task::spawn_blocking(move || {
-            let page = read_page(&tools, &path, args.offset, args.limit)?;
-            if let Some(hash) = page.hash {
-                tools.records().saw(agent.as_deref(), &page.physical, hash);
+        let editor = ctx.extensions.get::<Editor>().cloned();
+        let page = match (editor, blocking(move || inspect(&tools, &path)).await?) {
+            (_, Inspected::Done(page)) => page,
+            (Some(editor), Inspected::Text { physical, .. }) => {
+                // The editor's buffer, saved or not, is what the model sees.
+                let text = editor.read_text(&physical).await.map_err(|e| {
+                    failure(format!(
+                        "the editor could not read {}: {e}",
+                        physical.display()
+                    ))
+                })?;
+                let bytes = text.into_bytes();
+                let hash = crate::content_hash(&bytes);
+                let size = bytes.len() as u64;
+                let shown = physical.display().to_string();
+                let text = text_page(
+                    &self.tools,
+                    Cursor::new(bytes),
+                    size,
+                    args.offset,
+                    args.limit,
+                    &shown,
+                )?;
+                Page {
+                    content: vec![ContentBlock::text(text)],
+                    physical,
+                    hash: Some(hash),
+                }
             }
-            Ok(page.content)
-        })
-        .await
-        .map_err(|e| ToolError::new(ErrorCode::ToolError, format!("read failed: {e}")))?
+            (
+                None,
+                Inspected::Text {
+                    file,
+                    size,
+                    physical,
+                    shown,
+                },
+            ) => {
+                let tools = self.tools.clone();
+                blocking(move || {
+                    let mut file = file;
+                    // A file small enough to edit is hashed whole, for the
+                    // check before a write; a page may stop anywhere.
+                    let hash = if size <= EDIT_LIMIT {
+                        Some(hash_from_start(&mut file).map_err(|e| cannot_read(&shown, e))?)
+                    } else {
+                        None
+                    };
+                    let text = text_page(&tools, file, size, args.offset, args.limit, &shown)?;
+                    Ok(Page {
+                        content: vec![ContentBlock::text(text)],
+                        physical,
+                        hash,
+                    })
+                })
+                .await?
+            }
+        };
+        if let Some(hash) = page.hash {
+            self.tools
+                .records()
+                .saw(agent.as_deref(), &page.physical, hash);
+        }
+        Ok(page.content)
     }
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| failure(format!("the file operation failed: {e}")))?
+}
+
+fn cannot_read(shown: &str, e: io::Error) -> ToolError {
+    failure(format!("cannot read {shown}: {e}"))
+}
+
+/// What the disk says of a file before its text is read.
+enum Inspected {
+    /// Answered already: an empty file, an image.
+    Done(Page),
+    /// A text file, open at its start.
+    Text {
+        file: File,
+        size: u64,
+        physical: PathBuf,
+        shown: String,
+    },
 }
 
 /// What a read found.
@@ -181,12 +261,7 @@ fn refuse_special(path: &Path, meta: &std::fs::Metadata) -> Result<(), ToolError
     )))
 }
 
-fn read_page(
-    tools: &FileTools,
-    path: &Path,
-    offset: Option<i64>,
-    limit: Option<u64>,
-) -> Result<Page, ToolError> {
+fn inspect(tools: &FileTools, path: &Path) -> Result<Inspected, ToolError> {
     let (mut file, meta) = open_regular(path)?;
     let physical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     if tools.is_read_denied(&physical) || tools.is_read_denied(path) {
@@ -201,11 +276,11 @@ fn read_page(
     let size = meta.len();
     let shown = path.display();
     if size == 0 {
-        return Ok(Page {
+        return Ok(Inspected::Done(Page {
             content: vec![ContentBlock::text(format!("({shown} is empty)"))],
             physical,
             hash: Some(crate::content_hash(b"")),
-        });
+        }));
     }
     let mut head = vec![0u8; SNIFF_BYTES.min(size as usize)];
     let got = read_up_to(&mut file, &mut head)
@@ -224,14 +299,14 @@ fn read_page(
             .map_err(|e| failure(format!("cannot read {shown}: {e}")))?;
         let hash = crate::content_hash(&bytes);
         let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
-        return Ok(Page {
+        return Ok(Inspected::Done(Page {
             content: vec![
                 ContentBlock::image(data, mime),
                 ContentBlock::text(format!("({shown}: {kind} image, {size} bytes)")),
             ],
             physical,
             hash: Some(hash),
-        });
+        }));
     }
     if head.contains(&0) {
         return Err(failure(format!(
@@ -239,36 +314,44 @@ fn read_page(
             binary_type(&head)
         )));
     }
-    // A file small enough to edit is hashed whole, for the check before a
-    // write; a page read below may stop anywhere.
-    let hash = if size <= EDIT_LIMIT {
-        Some(hash_from_start(&mut file).map_err(|e| failure(format!("cannot read {shown}: {e}")))?)
-    } else {
-        None
-    };
     file.seek(SeekFrom::Start(0))
-        .map_err(|e| failure(format!("cannot read {shown}: {e}")))?;
-    let limit = limit
-        .map_or(DEFAULT_LIMIT, |l| usize::try_from(l).unwrap_or(usize::MAX))
-        .max(1);
-    let mut reader = LineReader::new(file);
-    let start = match offset {
-        None | Some(0) => Start::Line(1),
-        Some(o) if o > 0 => Start::Line(o as u64),
-        Some(o) => reader
-            .start_at_last_lines(o.unsigned_abs(), size)
-            .map_err(|e| failure(format!("cannot read {shown}: {e}")))?,
-    };
-    let text = render(tools, &mut reader, start, limit, size, &shown.to_string())
-        .map_err(|e| failure(format!("cannot read {shown}: {e}")))?;
-    Ok(Page {
-        content: vec![ContentBlock::text(text)],
+        .map_err(|e| cannot_read(&shown.to_string(), e))?;
+    Ok(Inspected::Text {
+        file,
+        size,
         physical,
-        hash,
+        shown: shown.to_string(),
     })
 }
 
-fn hash_from_start(file: &mut File) -> io::Result<ContentHash> {
+/// The numbered page of a text, from its start.
+fn text_page<R: Read + Seek>(
+    tools: &FileTools,
+    source: R,
+    size: u64,
+    offset: Option<i64>,
+    limit: Option<u64>,
+    shown: &str,
+) -> Result<String, ToolError> {
+    let limit = limit
+        .map_or(DEFAULT_LIMIT, |l| usize::try_from(l).unwrap_or(usize::MAX))
+        .max(1);
+    let mut reader = LineReader::new(source);
+    let start = match offset {
+        None | Some(0) => Start::Line(1),
+        Some(o) if o > 0 => Start::Line(o as u64),
+        Some(_) if size == 0 => Start::Line(1),
+        Some(o) => reader
+            .start_at_last_lines(o.unsigned_abs(), size)
+            .map_err(|e| cannot_read(shown, e))?,
+    };
+    if size == 0 {
+        return Ok(format!("({shown} is empty)"));
+    }
+    render(tools, &mut reader, start, limit, size, shown).map_err(|e| cannot_read(shown, e))
+}
+
+fn hash_from_start<R: Read + Seek>(file: &mut R) -> io::Result<ContentHash> {
     file.seek(SeekFrom::Start(0))?;
     let mut hasher = Sha256::new();
     let mut block = vec![0u8; 256 * 1024];
@@ -284,7 +367,7 @@ fn hash_from_start(file: &mut File) -> io::Result<ContentHash> {
     Ok(hasher.finalize().into())
 }
 
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+fn read_up_to<R: Read>(file: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match file.read(&mut buf[filled..]) {
@@ -308,9 +391,9 @@ enum Start {
 }
 
 /// The page's lines, numbered, within the answer budget.
-fn render(
+fn render<R: Read + Seek>(
     tools: &FileTools,
-    reader: &mut LineReader,
+    reader: &mut LineReader<R>,
     start: Start,
     limit: usize,
     size: u64,
@@ -439,14 +522,14 @@ impl Line {
 }
 
 /// Reads lines of any length in bounded memory.
-struct LineReader {
-    reader: BufReader<File>,
+struct LineReader<R> {
+    reader: BufReader<R>,
     /// The number of the line last read.
     line_number: u64,
 }
 
-impl LineReader {
-    fn new(file: File) -> Self {
+impl<R: Read + Seek> LineReader<R> {
+    fn new(file: R) -> Self {
         LineReader {
             reader: BufReader::with_capacity(64 * 1024, file),
             line_number: 0,
@@ -542,7 +625,7 @@ impl LineReader {
     }
 }
 
-fn count_newlines_before(file: &mut File, end: u64) -> io::Result<u64> {
+fn count_newlines_before<R: Read + Seek>(file: &mut R, end: u64) -> io::Result<u64> {
     file.seek(SeekFrom::Start(0))?;
     let mut left = end;
     let mut block = vec![0u8; 256 * 1024];

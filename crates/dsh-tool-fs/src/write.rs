@@ -4,7 +4,7 @@
 use crate::atomic::Staged;
 use crate::read::open_regular;
 use crate::records::{content_hash, Unseen, EDIT_LIMIT};
-use crate::FileTools;
+use crate::{Editor, FileTools};
 use dsh_tools::{
     ContentBlock, ErrorCode, FileDiff, Tool, ToolAnnotations, ToolArgs, ToolCallKind,
     ToolCallPresentation, ToolContext, ToolError, ToolExecutionResult, ToolLocation,
@@ -177,44 +177,38 @@ impl Tool for WriteTool {
         args: WriteArgs,
         ctx: ToolContext,
     ) -> Result<Vec<ContentBlock>, ToolError> {
-        let tools = self.tools.clone();
-        blocking(move || {
-            let path = tools.absolute(&args.file_path);
-            let target = Target::resolve(&tools, &path)?;
-            let current = target.current(&tools, ctx.agent.as_deref(), "write")?;
-            let (old, mode) = match &current {
-                Some(file) => (file.text.as_str(), file.mode),
-                None => ("", 0o644),
-            };
-            let mut content = args.content;
-            if current.as_ref().is_some_and(|f| f.crlf) && !content.contains("\r\n") {
-                content = content.replace('\n', "\r\n");
-            }
-            if current.is_none() {
-                target.create_parents()?;
-            }
-            commit(&target, content.as_bytes(), mode)?;
-            tools.records().saw(
-                ctx.agent.as_deref(),
-                &target.landing,
-                content_hash(content.as_bytes()),
-            );
-            let verb = if current.is_some() {
-                "replaced"
-            } else {
-                "created"
-            };
-            let lines = content.lines().count();
-            let summary = format!(
-                "{verb} {} ({lines} lines, {} bytes)",
-                path.display(),
-                content.len()
-            );
-            Ok(vec![ContentBlock::text(with_diff(
-                &tools, summary, old, &content,
-            ))])
-        })
-        .await
+        let tools = &self.tools;
+        let editor = ctx.extensions.get::<Editor>();
+        let agent = ctx.agent.as_deref();
+        let path = tools.absolute(&args.file_path);
+        let target = Target::resolved(tools, &path).await?;
+        let current = target.load(tools, editor, agent, "write").await?;
+        let (old, mode) = match &current {
+            Some(file) => (file.text.as_str(), file.mode),
+            None => ("", 0o644),
+        };
+        let mut content = args.content;
+        if current.as_ref().is_some_and(|f| f.crlf) && !content.contains("\r\n") {
+            content = content.replace('\n', "\r\n");
+        }
+        target.store(editor, &content, mode).await?;
+        tools
+            .records()
+            .saw(agent, &target.landing, content_hash(content.as_bytes()));
+        let verb = if current.is_some() {
+            "replaced"
+        } else {
+            "created"
+        };
+        let lines = content.lines().count();
+        let summary = format!(
+            "{verb} {} ({lines} lines, {} bytes)",
+            path.display(),
+            content.len()
+        );
+        Ok(vec![ContentBlock::text(with_diff(
+            tools, summary, old, &content,
+        ))])
     }
 }
 
@@ -251,54 +245,53 @@ impl Tool for EditTool {
     }
 
     async fn call(&self, args: EditArgs, ctx: ToolContext) -> Result<Vec<ContentBlock>, ToolError> {
-        let tools = self.tools.clone();
-        blocking(move || {
-            if args.old_string.is_empty() {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidArgs,
-                    "old_string is empty: to create a file or replace it whole, use write",
-                ));
-            }
-            if args.old_string == args.new_string {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidArgs,
-                    "old_string and new_string are the same: there is nothing to change",
-                ));
-            }
-            let path = tools.absolute(&args.file_path);
-            let target = Target::resolve(&tools, &path)?;
-            let Some(current) = target.current(&tools, ctx.agent.as_deref(), "edit")? else {
-                return Err(failure(format!(
-                    "{} does not exist: create it with write",
-                    path.display()
-                )));
-            };
-            let replaced = replace(
-                &current.text,
-                &args.old_string,
-                &args.new_string,
-                args.replace_all.unwrap_or(false),
-                current.crlf,
-            )
-            .map_err(|e| failure(format!("{}: {e}", path.display())))?;
-            commit(&target, replaced.text.as_bytes(), current.mode)?;
-            tools.records().saw(
-                ctx.agent.as_deref(),
-                &target.landing,
-                content_hash(replaced.text.as_bytes()),
-            );
-            let summary = match replaced.count {
-                1 => format!("edited {}", path.display()),
-                n => format!("edited {}: {n} occurrences replaced", path.display()),
-            };
-            Ok(vec![ContentBlock::text(with_diff(
-                &tools,
-                summary,
-                &current.text,
-                &replaced.text,
-            ))])
-        })
-        .await
+        if args.old_string.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArgs,
+                "old_string is empty: to create a file or replace it whole, use write",
+            ));
+        }
+        if args.old_string == args.new_string {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArgs,
+                "old_string and new_string are the same: there is nothing to change",
+            ));
+        }
+        let tools = &self.tools;
+        let editor = ctx.extensions.get::<Editor>();
+        let agent = ctx.agent.as_deref();
+        let path = tools.absolute(&args.file_path);
+        let target = Target::resolved(tools, &path).await?;
+        let Some(current) = target.load(tools, editor, agent, "edit").await? else {
+            return Err(failure(format!(
+                "{} does not exist: create it with write",
+                path.display()
+            )));
+        };
+        let replaced = replace(
+            &current.text,
+            &args.old_string,
+            &args.new_string,
+            args.replace_all.unwrap_or(false),
+            current.crlf,
+        )
+        .map_err(|e| failure(format!("{}: {e}", path.display())))?;
+        target.store(editor, &replaced.text, current.mode).await?;
+        tools.records().saw(
+            agent,
+            &target.landing,
+            content_hash(replaced.text.as_bytes()),
+        );
+        let summary = match replaced.count {
+            1 => format!("edited {}", path.display()),
+            n => format!("edited {}: {n} occurrences replaced", path.display()),
+        };
+        Ok(vec![ContentBlock::text(with_diff(
+            tools,
+            summary,
+            &current.text,
+            &replaced.text,
+        ))])
     }
 }
 
@@ -311,6 +304,7 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Where a write lands.
+#[derive(Clone)]
 pub(crate) struct Target {
     /// The path as given, made absolute.
     pub(crate) path: PathBuf,
@@ -357,6 +351,72 @@ impl Target {
         })
     }
 
+    /// [`Target::resolve`] off the async threads.
+    async fn resolved(tools: &FileTools, path: &Path) -> Result<Target, ToolError> {
+        let (tools, path) = (tools.clone(), path.to_path_buf());
+        blocking(move || Target::resolve(&tools, &path)).await
+    }
+
+    /// The current content, from the editor when there is one, checked
+    /// against what `agent` read; `None` for a new file.
+    async fn load(
+        &self,
+        tools: &FileTools,
+        editor: Option<&Editor>,
+        agent: Option<&str>,
+        verb: &'static str,
+    ) -> Result<Option<Current>, ToolError> {
+        let Some(editor) = editor else {
+            let (this, tools, agent) = (self.clone(), tools.clone(), agent.map(str::to_owned));
+            return blocking(move || this.current(&tools, agent.as_deref(), verb)).await;
+        };
+        if !self.exists {
+            return Ok(None);
+        }
+        // The disk says what the file is (a FIFO is not asked for); the
+        // editor what it holds.
+        let landing = self.landing.clone();
+        let meta = blocking(move || open_regular(&landing).map(|(_, meta)| meta)).await?;
+        let text = editor.read_text(&self.landing).await.map_err(|e| {
+            failure(format!(
+                "the editor could not read {}: {e}",
+                self.path.display()
+            ))
+        })?;
+        self.checked(
+            tools,
+            agent,
+            verb,
+            text.into_bytes(),
+            meta.permissions().mode() & 0o7777,
+        )
+        .map(Some)
+    }
+
+    /// Writes `text` through the editor, or atomically to the disk
+    /// (creating the missing directories of a new file).
+    async fn store(&self, editor: Option<&Editor>, text: &str, mode: u32) -> Result<(), ToolError> {
+        if let Some(editor) = editor {
+            return editor
+                .write_text(&self.landing, text.to_owned())
+                .await
+                .map_err(|e| {
+                    failure(format!(
+                        "the editor could not write {}: {e}",
+                        self.path.display()
+                    ))
+                });
+        }
+        let (this, bytes) = (self.clone(), text.as_bytes().to_vec());
+        blocking(move || {
+            if !this.exists {
+                this.create_parents()?;
+            }
+            commit(&this, &bytes, mode)
+        })
+        .await
+    }
+
     /// The current content, checked against what `agent` read; `None` for
     /// a new file.
     pub(crate) fn current(
@@ -380,6 +440,26 @@ impl Target {
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)
             .map_err(|e| failure(format!("cannot read {shown}: {e}")))?;
+        self.checked(
+            tools,
+            agent,
+            verb,
+            bytes,
+            meta.permissions().mode() & 0o7777,
+        )
+        .map(Some)
+    }
+
+    /// `bytes` as the current content, if `agent` saw them so.
+    fn checked(
+        &self,
+        tools: &FileTools,
+        agent: Option<&str>,
+        verb: &str,
+        bytes: Vec<u8>,
+        mode: u32,
+    ) -> Result<Current, ToolError> {
+        let shown = self.path.display();
         match tools
             .records()
             .check(agent, &self.landing, &content_hash(&bytes))
@@ -403,11 +483,11 @@ impl Target {
         })?;
         let crlf_lines = text.matches("\r\n").count();
         let lines = text.matches('\n').count();
-        Ok(Some(Current {
+        Ok(Current {
             crlf: crlf_lines > 0 && crlf_lines * 2 >= lines,
-            mode: meta.permissions().mode() & 0o7777,
+            mode,
             text,
-        }))
+        })
     }
 
     /// Creates the missing directories above a new file.
