@@ -19,7 +19,10 @@ from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
+    FileSystemCapabilities,
+    ReadTextFileResponse,
     RequestPermissionResponse,
+    WriteTextFileResponse,
 )
 
 from support import REQUEST_TIMEOUT_S
@@ -85,3 +88,61 @@ async def test_a_scripted_turn_with_the_python_acp_client(dsh_bin: str, tmp_path
     assert tool_call.title == "run `touch work/nope`"
     assert sorted(o.kind for o in options) == ["allow_always", "allow_once", "reject_always", "reject_once"]
     assert not (tmp_path / "work" / "nope").exists()
+
+
+class EditorClient(RecordingClient):
+    """An editor whose buffers hold unsaved text, and which lets the agent
+    read and write them (`fs/read_text_file`, `fs/write_text_file`)."""
+
+    def __init__(self, buffers: dict[str, str]) -> None:
+        super().__init__()
+        self.buffers = buffers
+        self.reads: list[str] = []
+        self.writes: list[str] = []
+
+    async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any) -> ReadTextFileResponse:
+        self.reads.append(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> WriteTextFileResponse:
+        self.writes.append(path)
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+
+@pytest.mark.anyio
+async def test_the_file_tools_read_and_write_the_editors_buffers(dsh_bin: str, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    source = work / "main.py"
+    source.write_text("print('saved on disk')\n")
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"defaultMode": "acceptEdits"}}))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [[
+        {"tool": "read", "arguments": {"file_path": "work/main.py"}},
+        {"tool": "edit", "arguments": {"file_path": "work/main.py", "old_string": "unsaved", "new_string": "edited"}},
+    ]]}))
+    # The buffer has changes the user has not saved.
+    client = EditorClient({str(source): "print('unsaved in the editor')\n"})
+    env = {"CLAUDE_CONFIG_DIR": "/nonexistent/dsh-tests-claude-config", "PATH": "/usr/bin:/bin"}
+    args = ["acp", "--script", str(script), "--settings", str(settings), "--settings-only", "--cwd", str(tmp_path)]
+    with anyio.fail_after(REQUEST_TIMEOUT_S):
+        async with spawn_agent_process(client, dsh_bin, *args, env=env) as (conn, process):
+            caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
+            await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps)
+            session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            done = await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+            assert done.stop_reason == "end_turn"
+
+    ends = [u for u in client.updates if u.session_update == "tool_call_update" and u.status]
+    assert [e.status for e in ends] == ["completed", "completed"], ends
+    # The model read the buffer, not the disk.
+    shown = ends[0].content[0].content.text
+    assert "unsaved in the editor" in shown and "saved on disk" not in shown, shown
+    # The edit went to the buffer, through the editor, drawn as a diff.
+    assert client.buffers[str(source)] == "print('edited in the editor')\n"
+    assert client.writes == [str(source)]
+    assert source.read_text() == "print('saved on disk')\n"
+    diff = ends[1].content[0]
+    assert diff.type == "diff" and diff.old_text == "unsaved" and diff.new_text == "edited", diff

@@ -4,6 +4,7 @@
 
 use crate::approval::AcpApprover;
 use crate::cards::Cards;
+use crate::editor::AcpFiles;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, InitializeRequest, InitializeResponse,
     NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, StopReason,
@@ -81,6 +82,8 @@ struct Session {
 #[derive(Default)]
 struct State {
     terminal_output: bool,
+    /// The client reads and writes text files for us (both announced).
+    editor_files: bool,
     sessions: HashMap<String, Session>,
     created: usize,
 }
@@ -91,14 +94,26 @@ fn lock(state: &Shared) -> std::sync::MutexGuard<'_, State> {
     state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// What a turn plays in.
+struct Turn {
+    session: String,
+    turn: usize,
+    terminal_output: bool,
+    /// The file tools read and write text through the editor.
+    editor_files: bool,
+}
+
 /// Plays one turn: each call announced, run, and ended as a card.
 async fn play(
     setup: AgentSetup,
     cx: ConnectionTo<Client>,
-    session: String,
-    turn: usize,
+    Turn {
+        session,
+        turn,
+        terminal_output,
+        editor_files,
+    }: Turn,
     calls: Vec<ScriptedCall>,
-    terminal_output: bool,
     cancel: CancellationToken,
 ) -> Result<StopReason, agent_client_protocol::Error> {
     let mut cards = Cards::new(session.clone(), terminal_output);
@@ -111,6 +126,14 @@ async fn play(
         cx.send_notification(cards.call(&id, &presentation, &call.arguments, false))?;
         let mut exec = ToolExecution::new(id.as_str(), call.tool.as_str(), call.arguments.clone())
             .with_cancel(cancel.clone());
+        if editor_files {
+            // Unsaved buffers are what the model reads and edits.
+            exec.extensions
+                .insert(dsh_tool_fs::Editor::new(AcpFiles::new(
+                    cx.clone(),
+                    session.clone(),
+                )));
+        }
         if cards.is_terminal(&id) {
             // The terminal card shows the output as the command prints it.
             let (cards, cx, id) = (cards.clone(), cx.clone(), id.clone());
@@ -159,7 +182,13 @@ pub async fn serve(
                     .and_then(|m| m.get("terminal_output"))
                     .and_then(Value::as_bool)
                     .unwrap_or(false);
-                lock(&s1).terminal_output = terminal;
+                let fs = &init.client_capabilities.fs;
+                let editor_files = fs.read_text_file && fs.write_text_file;
+                {
+                    let mut st = lock(&s1);
+                    st.terminal_output = terminal;
+                    st.editor_files = editor_files;
+                }
                 responder.respond(
                     InitializeResponse::new(init.protocol_version)
                         .agent_capabilities(AgentCapabilities::new()),
@@ -188,9 +217,10 @@ pub async fn serve(
             async move |prompt: PromptRequest, responder, cx: ConnectionTo<Client>| {
                 let session = prompt.session_id.0.to_string();
                 let cancel = CancellationToken::new();
-                let (turn, calls, terminal) = {
+                let (turn, calls, terminal, editor_files) = {
                     let mut st = lock(&s3);
                     let terminal = st.terminal_output;
+                    let editor_files = st.editor_files;
                     let Some(s) = st.sessions.get_mut(&session) else {
                         return responder.respond_with_error(
                             agent_client_protocol::Error::invalid_params()
@@ -206,7 +236,7 @@ pub async fn serve(
                         .get(turn)
                         .cloned()
                         .unwrap_or_default();
-                    (turn, calls, terminal)
+                    (turn, calls, terminal, editor_files)
                 };
                 // Awaiting the editor (approval) inside a handler would block
                 // the loop that receives its answer: the turn runs on its own.
@@ -215,8 +245,13 @@ pub async fn serve(
                 cx.spawn({
                     let cx = cx.clone();
                     async move {
-                        let stop =
-                            play(setup, cx, session.clone(), turn, calls, terminal, cancel).await?;
+                        let turn = Turn {
+                            session: session.clone(),
+                            turn,
+                            terminal_output: terminal,
+                            editor_files,
+                        };
+                        let stop = play(setup, cx, turn, calls, cancel).await?;
                         if let Some(s) = lock(&state).sessions.get_mut(&session) {
                             s.running = None;
                         }

@@ -85,8 +85,10 @@
 mod agent;
 mod approval;
 mod cards;
+mod editor;
 
 pub use agent::{serve, AgentSetup, Script, ScriptedCall, SetApprover};
 pub use agent_client_protocol_schema::v1 as schema;
 pub use approval::{answer_of, AcpApprover, DEFAULT_PERMISSION_TIMEOUT};
 pub use cards::{locations_of, Cards};
+pub use editor::{AcpFiles, FILE_TIMEOUT};
