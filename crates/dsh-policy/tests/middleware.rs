@@ -401,13 +401,16 @@ async fn other_tools_follow_tool_rules_and_modes() {
 }
 
 #[tokio::test]
-async fn allow_always_for_other_tools_grants_the_tool() {
-    let approver = Scripted::new(&[ApprovalAnswer::AllowAlways]);
+async fn allow_always_for_a_file_tool_grants_its_path_not_the_tool() {
+    let approver = Scripted::new(&[ApprovalAnswer::AllowAlways, ApprovalAnswer::AllowOnce]);
     let mut h = Harness::new(&[], &[], &[], Mode::Default).approver(approver.clone());
     assert!(!h.call("edit", json!({"file_path": "a"})).await.is_error);
-    assert!(!h.call("edit", json!({"file_path": "b"})).await.is_error);
+    assert_eq!(approver.last().allow_always_rules, ["Edit(a)"]);
+    assert!(!h.call("edit", json!({"file_path": "a"})).await.is_error);
     assert_eq!(approver.asked(), 1);
-    assert_eq!(approver.last().allow_always_rules, ["edit"]);
+    // Another file is asked about again: the answer was about `a`.
+    assert!(!h.call("edit", json!({"file_path": "b"})).await.is_error);
+    assert_eq!(approver.asked(), 2);
 }
 
 #[tokio::test]
