@@ -253,3 +253,17 @@ pub fn register_fs_tools(registry: &ToolRegistry, tools: &FileTools) -> Result<(
     }
     Ok(())
 }
+
+/// A failure of a file operation, for the model to read.
+pub(crate) fn failure(message: String) -> ToolError {
+    ToolError::new(ErrorCode::ToolError, message)
+}
+
+/// Runs file system work off the async threads.
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| failure(format!("the file operation failed: {e}")))?
+}

@@ -1,7 +1,7 @@
 //! `read`: a file's lines, numbered, a page at a time, in bounded memory.
 
 use crate::records::{ContentHash, EDIT_LIMIT};
-use crate::{Editor, FileTools, MAX_LINE_CHARS};
+use crate::{blocking, failure, Editor, FileTools, MAX_LINE_CHARS};
 use base64::Engine;
 use dsh_tools::{
     ContentBlock, ErrorCode, Tool, ToolAnnotations, ToolArgs, ToolCallKind, ToolCallPresentation,
@@ -174,14 +174,6 @@ impl Tool for ReadTool {
     }
 }
 
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
-) -> Result<T, ToolError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| failure(format!("the file operation failed: {e}")))?
-}
-
 fn cannot_read(shown: &str, e: io::Error) -> ToolError {
     failure(format!("cannot read {shown}: {e}"))
 }
@@ -206,10 +198,6 @@ struct Page {
     physical: PathBuf,
     /// The whole content's hash, when the file is small enough to edit.
     hash: Option<ContentHash>,
-}
-
-fn failure(message: String) -> ToolError {
-    ToolError::new(ErrorCode::ToolError, message)
 }
 
 /// Opens `path` for reading without blocking on a FIFO or a device, and

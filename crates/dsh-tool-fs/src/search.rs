@@ -181,26 +181,7 @@ impl Tool for GlobTool {
     }
 
     fn present_call(&self, args: &GlobArgs) -> Option<ToolCallPresentation> {
-        let title = match args.path.as_deref() {
-            Some(path) if !path.is_empty() => format!("glob {} in {path}", args.pattern),
-            _ => format!("glob {}", args.pattern),
-        };
-        Some(ToolCallPresentation {
-            title,
-            kind: ToolCallKind::Search,
-            raw_input: Some(serde_json::Value::String(args.pattern.clone())),
-            content: Vec::new(),
-            terminal: None,
-            locations: args
-                .path
-                .iter()
-                .filter(|p| !p.is_empty())
-                .map(|p| dsh_tools::ToolLocation {
-                    path: p.clone(),
-                    line: None,
-                })
-                .collect(),
-        })
+        Some(search_card("glob", &args.pattern, args.path.as_deref()))
     }
 
     fn annotations(&self) -> ToolAnnotations {
@@ -214,6 +195,28 @@ impl Tool for GlobTool {
 
     fn is_concurrency_safe(&self, _args: &GlobArgs) -> bool {
         true
+    }
+}
+
+/// The pending card of a search: `glob PATTERN in PATH`, at the path.
+fn search_card(verb: &str, pattern: &str, path: Option<&str>) -> ToolCallPresentation {
+    let path = path.filter(|p| !p.is_empty());
+    ToolCallPresentation {
+        title: match path {
+            Some(path) => format!("{verb} {pattern} in {path}"),
+            None => format!("{verb} {pattern}"),
+        },
+        kind: ToolCallKind::Search,
+        raw_input: Some(serde_json::Value::String(pattern.to_owned())),
+        content: Vec::new(),
+        terminal: None,
+        locations: path
+            .map(|p| dsh_tools::ToolLocation {
+                path: p.to_owned(),
+                line: None,
+            })
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -251,26 +254,7 @@ impl Tool for GrepTool {
     }
 
     fn present_call(&self, args: &GrepArgs) -> Option<ToolCallPresentation> {
-        let title = match args.path.as_deref() {
-            Some(path) if !path.is_empty() => format!("grep {} in {path}", args.pattern),
-            _ => format!("grep {}", args.pattern),
-        };
-        Some(ToolCallPresentation {
-            title,
-            kind: ToolCallKind::Search,
-            raw_input: Some(serde_json::Value::String(args.pattern.clone())),
-            content: Vec::new(),
-            terminal: None,
-            locations: args
-                .path
-                .iter()
-                .filter(|p| !p.is_empty())
-                .map(|p| dsh_tools::ToolLocation {
-                    path: p.clone(),
-                    line: None,
-                })
-                .collect(),
-        })
+        Some(search_card("grep", &args.pattern, args.path.as_deref()))
     }
 
     fn annotations(&self) -> ToolAnnotations {

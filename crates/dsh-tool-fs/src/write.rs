@@ -4,7 +4,7 @@
 use crate::atomic::Staged;
 use crate::read::open_regular;
 use crate::records::{content_hash, Unseen, EDIT_LIMIT};
-use crate::{Editor, FileTools};
+use crate::{blocking, failure, Editor, FileTools};
 use dsh_tools::{
     ContentBlock, ErrorCode, FileDiff, Tool, ToolAnnotations, ToolArgs, ToolCallKind,
     ToolCallPresentation, ToolContext, ToolError, ToolExecutionResult, ToolLocation,
@@ -78,10 +78,6 @@ impl EditTool {
     pub fn new(tools: FileTools) -> Self {
         EditTool { tools }
     }
-}
-
-fn failure(message: String) -> ToolError {
-    ToolError::new(ErrorCode::ToolError, message)
 }
 
 fn edit_annotations(title: &str) -> ToolAnnotations {
@@ -293,14 +289,6 @@ impl Tool for EditTool {
             &replaced.text,
         ))])
     }
-}
-
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
-) -> Result<T, ToolError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| failure(format!("the file operation failed: {e}")))?
 }
 
 /// Where a write lands.
