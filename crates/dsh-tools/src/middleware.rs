@@ -296,11 +296,15 @@ enum NextInner {
     Body {
         future: BoxFuture<'static, Result<Vec<ContentBlock>, ToolError>>,
         cancel: Option<tokio_util::sync::CancellationToken>,
+        /// The model's call id for the result, taken from the execution
+        /// (so a successful call copies the id once less).
+        call_id: String,
     },
     /// A body with a whole [`ToolOutput`] (see `ToolDefinition::has_output`).
     Output {
         future: crate::definition::OutputFuture<'static>,
         cancel: Option<tokio_util::sync::CancellationToken>,
+        call_id: String,
     },
     /// Decided without a future (a veto by dispatch, a panic in `handle`);
     /// `None` once taken. Boxed: a rare path, and it keeps every layer's
@@ -314,6 +318,11 @@ impl Future for NextFuture {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
         // Every field is Unpin (boxed futures and Arcs), so NextFuture is too.
         let this = self.get_mut();
+        if this.after.is_empty() {
+            // No sync layer to run after: the result goes straight out, with
+            // no copy of it on the way (it is moved once per layer already).
+            return this.poll_inner(cx);
+        }
         let Poll::Ready(mut result) = this.poll_inner(cx) else {
             return Poll::Pending;
         };
@@ -330,6 +339,7 @@ impl Future for NextFuture {
 }
 
 impl NextFuture {
+    #[inline(always)]
     fn poll_inner(&mut self, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
         let call_id = self.state.call_id.as_str();
         match &mut self.inner {
@@ -343,18 +353,20 @@ impl NextFuture {
                     Err(payload) => Poll::Ready(middleware_panicked(call_id, payload.as_ref())),
                 }
             }
-            NextInner::Body { future, cancel } => {
-                poll_body(future, cancel.as_ref(), cx, call_id, |id, content| {
-                    ToolExecutionResult::ok(id, content)
-                })
-            }
-            NextInner::Output { future, cancel } => poll_body(
+            NextInner::Body {
                 future,
-                cancel.as_ref(),
-                cx,
-                call_id,
-                |id, output| ToolExecutionResult::from_output(id, output),
-            ),
+                cancel,
+                call_id: id,
+            } => poll_body(future, cancel.as_ref(), cx, id, |id, content| {
+                ToolExecutionResult::ok(id, content)
+            }),
+            NextInner::Output {
+                future,
+                cancel,
+                call_id: id,
+            } => poll_body(future, cancel.as_ref(), cx, id, |id, output| {
+                ToolExecutionResult::from_output(id, output)
+            }),
             NextInner::Done(result) => match result.take() {
                 Some(result) => Poll::Ready(*result),
                 None => Poll::Ready(ToolExecutionResult::failure(
@@ -367,13 +379,14 @@ impl NextFuture {
     }
 }
 
-/// Polls a body's future; `finish` makes its value the result.
+/// Polls a body's future; `finish` makes its value the result, with
+/// `call_id` (taken: a body's future is polled to completion once).
 fn poll_body<T>(
     future: &mut BoxFuture<'static, Result<T, ToolError>>,
     cancel: Option<&tokio_util::sync::CancellationToken>,
     cx: &mut Context<'_>,
-    call_id: &str,
-    finish: fn(&str, T) -> ToolExecutionResult,
+    call_id: &mut String,
+    finish: fn(String, T) -> ToolExecutionResult,
 ) -> Poll<ToolExecutionResult> {
     let polled = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
     // Checked on every wake-up, after the body had its poll (so a
@@ -387,8 +400,11 @@ fn poll_body<T>(
     }
     match polled {
         Ok(Poll::Pending) => Poll::Pending,
-        Ok(Poll::Ready(Ok(value))) => Poll::Ready(finish(call_id, value)),
-        Ok(Poll::Ready(Err(err))) => Poll::Ready(ToolExecutionResult::from_error(call_id, &err)),
+        Ok(Poll::Ready(Ok(value))) => Poll::Ready(finish(std::mem::take(call_id), value)),
+        Ok(Poll::Ready(Err(err))) => Poll::Ready(ToolExecutionResult::from_error(
+            std::mem::take(call_id),
+            &err,
+        )),
         Err(payload) => Poll::Ready(tool_panicked(call_id, payload.as_ref())),
     }
 }
@@ -408,6 +424,12 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
         return done(aborted_result(call_id, false));
     }
     state.dispatched.store(true, Ordering::Release);
+    // The result's id: the execution's own string when a layer left it alone.
+    let result_id = if exec.call_id == *call_id {
+        exec.call_id
+    } else {
+        call_id.clone()
+    };
     let ctx = ToolContext {
         call_id: call_id.clone(),
         name: exec.name,
@@ -425,6 +447,7 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
             Ok(future) => NextInner::Output {
                 future,
                 cancel: exec.cancel,
+                call_id: result_id,
             },
             Err(payload) => done(tool_panicked(call_id, payload.as_ref())),
         };
@@ -435,6 +458,7 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
         Ok(future) => NextInner::Body {
             future,
             cancel: exec.cancel,
+            call_id: result_id,
         },
         Err(payload) => done(tool_panicked(call_id, payload.as_ref())),
     }

@@ -14,7 +14,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::execution::{CallArguments, ToolExecution, ToolExecutionResult};
 use crate::middleware::{
     aborted_result, CallState, FnMiddleware, Layer, LayerEntry, Middleware, MiddlewareResult, Next,
-    SyncMiddleware, Tables, ToolEntry,
+    NextFuture, SyncMiddleware, Tables, ToolEntry,
 };
 use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
 use crate::schema::Dialect;
@@ -381,25 +381,12 @@ impl ToolRegistry {
             call_id: exec.call_id.clone(),
             dispatched: AtomicBool::new(false),
         });
-        let mut run = Next::first(state.clone()).run(exec);
+        let run = Next::first(state.clone()).run(exec);
         let mut result = match cancel {
             None => run.await,
-            Some(cancel) => {
-                // The chain is polled first, so a result it produces on the
-                // same wake-up as the cancellation (e.g. `ABORTED` from
-                // dispatch, passed back through the middleware) wins; once
-                // the token fired, the chain gets one more poll to say so.
-                let cancelled = std::pin::pin!(cancel.cancelled());
-                match future::select(&mut run, cancelled).await {
-                    Either::Left((result, _)) => result,
-                    Either::Right(((), _)) => match (&mut run).now_or_never() {
-                        Some(result) => result,
-                        None => {
-                            aborted_result(&state.call_id, state.dispatched.load(Ordering::Acquire))
-                        }
-                    },
-                }
-            }
+            // Boxed: the race and its token's future would otherwise make
+            // every call's future (which is moved when it is pinned) larger.
+            Some(cancel) => Box::pin(race_cancel(run, cancel, &state)).await,
         };
         if result.call_id != state.call_id {
             result.call_id.clone_from(&state.call_id);
@@ -571,5 +558,26 @@ impl Drop for MiddlewareHandle {
         });
         // Dropped without the lock: the layer's `Drop` may use this registry.
         drop(removed);
+    }
+}
+
+/// The chain of a call with a token, raced against the token.
+///
+/// The chain is polled first, so a result it produces on the same wake-up as
+/// the cancellation (e.g. `ABORTED` from dispatch, passed back through the
+/// middleware) wins; once the token fired, the chain gets one more poll to
+/// say so.
+async fn race_cancel(
+    mut run: NextFuture,
+    cancel: tokio_util::sync::CancellationToken,
+    state: &CallState,
+) -> ToolExecutionResult {
+    let cancelled = std::pin::pin!(cancel.cancelled());
+    match future::select(&mut run, cancelled).await {
+        Either::Left((result, _)) => result,
+        Either::Right(((), _)) => match (&mut run).now_or_never() {
+            Some(result) => result,
+            None => aborted_result(&state.call_id, state.dispatched.load(Ordering::Acquire)),
+        },
     }
 }
