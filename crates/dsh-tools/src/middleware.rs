@@ -341,8 +341,20 @@ impl Future for NextFuture {
 impl NextFuture {
     #[inline(always)]
     fn poll_inner(&mut self, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
-        let call_id = self.state.call_id.as_str();
-        match &mut self.inner {
+        poll_next_inner(&mut self.inner, cx, &self.state.call_id)
+    }
+}
+
+/// Polls what a [`NextFuture`] runs; `call_id` is the model's, for the
+/// results made here (a layer's `Err` or panic).
+#[inline(always)]
+fn poll_next_inner(
+    inner: &mut NextInner,
+    cx: &mut Context<'_>,
+    call_id: &str,
+) -> Poll<ToolExecutionResult> {
+    {
+        match inner {
             NextInner::Layer(future) => {
                 match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
                     Ok(Poll::Pending) => Poll::Pending,
@@ -412,26 +424,44 @@ fn poll_body<T>(
 /// The innermost step: look up and run the body (which parses and checks
 /// the arguments, so a typed tool can skip what it does not need).
 fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
-    let call_id = &state.call_id;
-    let Some(entry) = state.tables.tools.get(exec.name.as_str()) else {
+    dispatch_in(
+        exec,
+        &state.tables,
+        Some(&state.call_id),
+        Some(&state.dispatched),
+    )
+}
+
+/// [`dispatch`] against `tables`. `model_id` is the model's call id, `None`
+/// when it is `exec.call_id` (no layer can have changed it); `dispatched`
+/// is set when the body starts, if someone needs to know.
+fn dispatch_in(
+    exec: ToolExecution,
+    tables: &Tables,
+    model_id: Option<&str>,
+    dispatched: Option<&AtomicBool>,
+) -> NextInner {
+    let Some(entry) = tables.tools.get(exec.name.as_str()) else {
         return done(ToolExecutionResult::failure(
-            call_id.as_str(),
+            model_id.unwrap_or(&exec.call_id),
             ErrorCode::UnknownTool,
             format!("unknown tool \"{}\"", exec.name),
         ));
     };
     if exec.cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
-        return done(aborted_result(call_id, false));
+        return done(aborted_result(model_id.unwrap_or(&exec.call_id), false));
     }
-    state.dispatched.store(true, Ordering::Release);
+    if let Some(dispatched) = dispatched {
+        dispatched.store(true, Ordering::Release);
+    }
+    let ctx_id = model_id.unwrap_or(&exec.call_id).to_owned();
     // The result's id: the execution's own string when a layer left it alone.
-    let result_id = if exec.call_id == *call_id {
-        exec.call_id
-    } else {
-        call_id.clone()
+    let result_id = match model_id {
+        Some(id) if exec.call_id != id => id.to_owned(),
+        _ => exec.call_id,
     };
     let ctx = ToolContext {
-        call_id: call_id.clone(),
+        call_id: ctx_id,
         name: exec.name,
         agent: exec.agent,
         cancel: exec.cancel.clone(),
@@ -449,7 +479,7 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
                 cancel: exec.cancel,
                 call_id: result_id,
             },
-            Err(payload) => done(tool_panicked(call_id, payload.as_ref())),
+            Err(payload) => done(tool_panicked(&result_id, payload.as_ref())),
         };
     }
     match catch_unwind(AssertUnwindSafe(|| {
@@ -460,7 +490,29 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
             cancel: exec.cancel,
             call_id: result_id,
         },
-        Err(payload) => done(tool_panicked(call_id, payload.as_ref())),
+        Err(payload) => done(tool_panicked(&result_id, payload.as_ref())),
+    }
+}
+
+/// A call on a chain with no layer and without a token, run without the
+/// state a chain shares ([`CallState`]): no layer can see the execution,
+/// change its id or wait for its outcome, and nothing can abort it.
+pub(crate) struct DirectFuture(NextInner);
+
+impl DirectFuture {
+    /// Dispatches `exec` against `tables`, which must have no layers.
+    pub(crate) fn new(exec: ToolExecution, tables: &Tables) -> DirectFuture {
+        debug_assert!(tables.layers.is_empty() && exec.cancel.is_none());
+        DirectFuture(dispatch_in(exec, tables, None, None))
+    }
+}
+
+impl Future for DirectFuture {
+    type Output = ToolExecutionResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
+        // The id is only read for a layer's outcome, which there is none of.
+        poll_next_inner(&mut self.get_mut().0, cx, "")
     }
 }
 

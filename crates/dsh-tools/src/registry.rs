@@ -13,8 +13,8 @@ use crate::definition::{Tool, ToolDefinition, ToolSchema, TypedTool};
 use crate::error::{ErrorCode, ToolError};
 use crate::execution::{CallArguments, ToolExecution, ToolExecutionResult};
 use crate::middleware::{
-    aborted_result, CallState, FnMiddleware, Layer, LayerEntry, Middleware, MiddlewareResult, Next,
-    NextFuture, SyncMiddleware, Tables, ToolEntry,
+    aborted_result, CallState, DirectFuture, FnMiddleware, Layer, LayerEntry, Middleware,
+    MiddlewareResult, Next, NextFuture, SyncMiddleware, Tables, ToolEntry,
 };
 use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
 use crate::schema::Dialect;
@@ -558,6 +558,9 @@ impl Drop for MiddlewareHandle {
 /// first poll, as with an `async fn`.
 enum Execute<'a> {
     Start(&'a ToolRegistry, ToolExecution),
+    /// A call without a token on a registry without layers: straight to
+    /// the tool, with no state for layers to share.
+    Direct(DirectFuture),
     /// The chain of a call without a token.
     Run(NextFuture, Arc<CallState>),
     /// The chain of a call with a token, raced against it. Boxed: the race
@@ -579,9 +582,14 @@ impl Future for Execute<'_> {
             let Execute::Start(registry, exec) = std::mem::replace(this, Execute::Done) else {
                 unreachable!("matched above")
             };
+            let tables = registry.tables();
+            if exec.cancel.is_none() && tables.layers.is_empty() {
+                *this = Execute::Direct(DirectFuture::new(exec, &tables));
+                return self_poll_direct(this, cx);
+            }
             let cancel = exec.cancel.clone();
             let state = Arc::new(CallState {
-                tables: registry.tables(),
+                tables,
                 call_id: exec.call_id.clone(),
                 dispatched: AtomicBool::new(false),
             });
@@ -594,6 +602,7 @@ impl Future for Execute<'_> {
             };
         }
         let (polled, state) = match this {
+            Execute::Direct(_) => return self_poll_direct(this, cx),
             Execute::Run(run, state) => (Pin::new(run).poll(cx), state),
             Execute::Race(race, state) => (race.as_mut().poll(cx), state),
             Execute::Start(..) | Execute::Done => {
@@ -613,6 +622,18 @@ impl Future for Execute<'_> {
         *this = Execute::Done;
         Poll::Ready(result)
     }
+}
+
+/// Polls [`Execute::Direct`]: its result needs no fixing, as no layer saw it.
+fn self_poll_direct(this: &mut Execute<'_>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
+    let Execute::Direct(direct) = this else {
+        unreachable!("called on Execute::Direct")
+    };
+    let polled = Pin::new(direct).poll(cx);
+    if polled.is_ready() {
+        *this = Execute::Done;
+    }
+    polled
 }
 
 /// The chain of a call with a token, raced against the token.
