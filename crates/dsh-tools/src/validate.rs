@@ -292,8 +292,13 @@ fn check_object(
     };
     let mut declared = 0;
     let mut hint = 0;
+    let plan = spec.plan();
+    let find = |key: &str, hint: usize| match plan {
+        Some(plan) => find_slot(spec, &plan.slots, key, hint),
+        None => find_prop(spec, key, hint),
+    };
     for (key, value) in map {
-        if let Some(index) = find_prop(spec, key, hint) {
+        if let Some(index) = find(key, hint) {
             slots[index] = Some(value);
             hint = index + 1;
             declared += 1;
@@ -317,7 +322,7 @@ fn check_object(
         // The undeclared keys, in the object's order: found again rather
         // than kept in a list the common case would pay for.
         for key in map.keys() {
-            if find_prop(spec, key, 0).is_none() {
+            if find(key, 0).is_none() {
                 out.push(undeclared_violation(spec, key, path));
             }
         }
@@ -758,11 +763,12 @@ fn closest_property<'s>(spec: &'s SchemaSpec, key: &str) -> Option<&'s str> {
 /// being at least 3 bytes long.
 fn contains_either(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let short = short.as_bytes();
     short.len() >= 3
         && long
             .as_bytes()
             .windows(short.len())
-            .any(|w| w.eq_ignore_ascii_case(short.as_bytes()))
+            .any(|w| w[0].eq_ignore_ascii_case(&short[0]) && w.eq_ignore_ascii_case(short))
 }
 
 /// Names shorter than this are compared by [`edit_distance_ascii`].
