@@ -120,8 +120,9 @@ pub(crate) struct ToolEntry {
 }
 
 /// A layer that decides before the call and looks at its outcome after it,
-/// without a future of its own: it costs a few nanoseconds, where a
-/// [`Middleware`] costs a boxed future. For auditing, counting, rewriting
+/// without a future of its own: it costs a few nanoseconds a layer, where a
+/// [`Middleware`] costs a boxed future (and the moves of the execution and
+/// the result through it). For auditing, counting, rewriting
 /// arguments or vetoing by a rule that needs no waiting; anything that waits
 /// (asks a person, runs a hook script) is a [`Middleware`].
 ///
