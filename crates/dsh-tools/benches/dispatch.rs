@@ -145,6 +145,32 @@ fn overhead() {
         "RESULT dispatch per pass-through SyncMiddleware: 3 layers {three:?}/call, none {none:?}/call, {:?} per layer (target <= 25ns)",
         three.saturating_sub(none) / 3
     );
+    // A registry with no layer at all skips the state a chain shares, so
+    // "3 layers against none" includes that fixed cost; 3 against 1 is the
+    // cost of a layer alone.
+    for (kind, three, one) in [
+        ("closure", registry_with(3), registry_with(1)),
+        (
+            "SyncMiddleware",
+            registry_with_sync(3),
+            registry_with_sync(1),
+        ),
+    ] {
+        let (t3, t1) = ratio::compare(
+            || {
+                ratio::keep(rt.block_on(call(&three)));
+            },
+            || {
+                ratio::keep(rt.block_on(call(&one)));
+            },
+            21,
+            Duration::from_millis(40),
+        );
+        println!(
+            "RESULT dispatch per pass-through {kind} layer beyond the first: 3 layers {t3:?}/call, 1 layer {t1:?}/call, {:?} per layer",
+            t3.saturating_sub(t1) / 2
+        );
+    }
 }
 
 criterion_group!(benches, bench);

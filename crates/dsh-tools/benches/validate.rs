@@ -1,6 +1,8 @@
 //! `cargo bench -p dsh-tools --bench validate`: our validator against the
-//! `jsonschema` crate on the equivalent compiled schema, valid and invalid
-//! arguments, collecting every error on both sides.
+//! `jsonschema` crate on the equivalent compiled schema. Valid arguments are
+//! timed against both `is_valid` (jsonschema's yes/no answer) and
+//! `iter_errors(..).collect()` (its every-error path, the one that gives what
+//! we return); invalid arguments against the every-error path.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -41,6 +43,18 @@ fn invalid_args() -> Value {
     })
 }
 
+/// Five violations: a wrong type, a value outside an enum, a missing
+/// required property, one nested wrong type, one undeclared key.
+fn invalid5_args() -> Value {
+    json!({
+        "service": 7,
+        "version": "v1.4.2",
+        "strategy": "blue-green",
+        "resources": {"memory_mb": "512", "gpu": 1},
+        "tags": ["blue", "eu"]
+    })
+}
+
 fn validators() -> (dsh_tools::SchemaSpec, jsonschema::Validator) {
     let spec = common::deploy_spec();
     let schema = spec.to_json_schema(Dialect::Mcp);
@@ -50,19 +64,50 @@ fn validators() -> (dsh_tools::SchemaSpec, jsonschema::Validator) {
 
 fn bench(c: &mut Criterion) {
     let (spec, compiled) = validators();
-    for (label, args) in [("valid", valid_args()), ("invalid", invalid_args())] {
+    for (label, args) in [
+        ("valid", valid_args()),
+        ("invalid5", invalid5_args()),
+        ("invalid", invalid_args()),
+    ] {
         let mut group = c.benchmark_group(format!("validate/{label}"));
         group.bench_function("dsh-tools", |b| b.iter(|| spec.validate(black_box(&args))));
         group.bench_function("jsonschema", |b| {
             b.iter(|| compiled.iter_errors(black_box(&args)).collect::<Vec<_>>())
         });
+        if label == "valid" {
+            group.bench_function("jsonschema is_valid", |b| {
+                b.iter(|| compiled.is_valid(black_box(&args)))
+            });
+        }
         group.finish();
     }
 }
 
 fn ratios() {
     let (spec, compiled) = validators();
-    for (label, args) in [("valid", valid_args()), ("invalid", invalid_args())] {
+    let valid = valid_args();
+    assert!(compiled.is_valid(&valid) && spec.validate(&valid).is_empty());
+    let times = ratio::compare(
+        || {
+            ratio::keep(spec.validate(black_box(&valid)));
+        },
+        || {
+            ratio::keep(compiled.is_valid(black_box(&valid)));
+        },
+        21,
+        Duration::from_millis(40),
+    );
+    ratio::report(
+        "validate/valid vs is_valid",
+        "dsh-tools",
+        "jsonschema",
+        times,
+    );
+    for (label, args) in [
+        ("valid", valid_args()),
+        ("invalid5", invalid5_args()),
+        ("invalid", invalid_args()),
+    ] {
         let ours = spec.validate(&args).len();
         let theirs = compiled.iter_errors(&args).count();
         println!("{label}: dsh-tools finds {ours} violations, jsonschema {theirs}");
@@ -77,7 +122,7 @@ fn ratios() {
             Duration::from_millis(40),
         );
         ratio::report(
-            &format!("validate/{label}"),
+            &format!("validate/{label} vs iter_errors"),
             "dsh-tools",
             "jsonschema",
             times,

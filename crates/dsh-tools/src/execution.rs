@@ -33,7 +33,10 @@ use tokio_util::sync::CancellationToken;
 /// ```
 #[derive(Debug, Clone)]
 pub struct ToolArguments {
-    repr: Repr,
+    /// Boxed: a [`ToolExecution`] is moved into and out of every middleware
+    /// layer, and with the arguments behind a pointer it is small enough to
+    /// be moved inline rather than by a `memcpy` call.
+    repr: Box<Repr>,
 }
 
 #[derive(Debug, Clone)]
@@ -49,22 +52,22 @@ impl ToolArguments {
     /// The model's raw argument text, parsed when first needed.
     pub fn from_raw(raw: impl Into<String>) -> Self {
         ToolArguments {
-            repr: Repr::Text {
+            repr: Box::new(Repr::Text {
                 text: raw.into(),
                 parsed: OnceLock::new(),
-            },
+            }),
         }
     }
 
     /// Already parsed arguments.
     pub fn from_value(value: Value) -> Self {
         ToolArguments {
-            repr: Repr::Json(value),
+            repr: Box::new(Repr::Json(value)),
         }
     }
 
     fn parsed(&self) -> Result<&Value, &Violation> {
-        match &self.repr {
+        match &*self.repr {
             Repr::Json(value) => Ok(value),
             Repr::Text { text, parsed } => parsed
                 .get_or_init(|| parse_arguments(text).map_err(Box::new))
@@ -86,7 +89,7 @@ impl ToolArguments {
 
     /// The text the model sent, when the arguments came as text.
     pub fn raw_text(&self) -> Option<&str> {
-        match &self.repr {
+        match &*self.repr {
             Repr::Json(_) => None,
             Repr::Text { text, .. } => Some(text),
         }
@@ -94,7 +97,7 @@ impl ToolArguments {
 
     /// The text, when it came as text and nobody has parsed it yet.
     pub(crate) fn unparsed_text(&self) -> Option<&str> {
-        match &self.repr {
+        match &*self.repr {
             Repr::Text { text, parsed } if parsed.get().is_none() => Some(text),
             _ => None,
         }
@@ -114,7 +117,7 @@ impl ToolArguments {
     /// # Errors
     /// The violation of text that is not JSON.
     pub fn into_value(self) -> Result<Value, Violation> {
-        match self.repr {
+        match *self.repr {
             Repr::Json(value) => Ok(value),
             Repr::Text { text, parsed } => match parsed.into_inner() {
                 Some(Ok(value)) => Ok(value),

@@ -970,6 +970,7 @@ impl Import {
                     .push((name.to_owned(), SchemaProp::any().required()));
             }
         }
+        spec.changed();
         Ok(spec)
     }
 }

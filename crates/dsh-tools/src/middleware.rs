@@ -120,8 +120,9 @@ pub(crate) struct ToolEntry {
 }
 
 /// A layer that decides before the call and looks at its outcome after it,
-/// without a future of its own: it costs a few nanoseconds, where a
-/// [`Middleware`] costs a boxed future. For auditing, counting, rewriting
+/// without a future of its own: it costs a few nanoseconds a layer, where a
+/// [`Middleware`] costs a boxed future (and the moves of the execution and
+/// the result through it). For auditing, counting, rewriting
 /// arguments or vetoing by a rule that needs no waiting; anything that waits
 /// (asks a person, runs a hook script) is a [`Middleware`].
 ///
@@ -296,11 +297,15 @@ enum NextInner {
     Body {
         future: BoxFuture<'static, Result<Vec<ContentBlock>, ToolError>>,
         cancel: Option<tokio_util::sync::CancellationToken>,
+        /// The model's call id for the result, taken from the execution
+        /// (so a successful call copies the id once less).
+        call_id: String,
     },
     /// A body with a whole [`ToolOutput`] (see `ToolDefinition::has_output`).
     Output {
         future: crate::definition::OutputFuture<'static>,
         cancel: Option<tokio_util::sync::CancellationToken>,
+        call_id: String,
     },
     /// Decided without a future (a veto by dispatch, a panic in `handle`);
     /// `None` once taken. Boxed: a rare path, and it keeps every layer's
@@ -314,6 +319,11 @@ impl Future for NextFuture {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
         // Every field is Unpin (boxed futures and Arcs), so NextFuture is too.
         let this = self.get_mut();
+        if this.after.is_empty() {
+            // No sync layer to run after: the result goes straight out, with
+            // no copy of it on the way (it is moved once per layer already).
+            return this.poll_inner(cx);
+        }
         let Poll::Ready(mut result) = this.poll_inner(cx) else {
             return Poll::Pending;
         };
@@ -330,9 +340,22 @@ impl Future for NextFuture {
 }
 
 impl NextFuture {
+    #[inline(always)]
     fn poll_inner(&mut self, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
-        let call_id = self.state.call_id.as_str();
-        match &mut self.inner {
+        poll_next_inner(&mut self.inner, cx, &self.state.call_id)
+    }
+}
+
+/// Polls what a [`NextFuture`] runs; `call_id` is the model's, for the
+/// results made here (a layer's `Err` or panic).
+#[inline(always)]
+fn poll_next_inner(
+    inner: &mut NextInner,
+    cx: &mut Context<'_>,
+    call_id: &str,
+) -> Poll<ToolExecutionResult> {
+    {
+        match inner {
             NextInner::Layer(future) => {
                 match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
                     Ok(Poll::Pending) => Poll::Pending,
@@ -343,18 +366,20 @@ impl NextFuture {
                     Err(payload) => Poll::Ready(middleware_panicked(call_id, payload.as_ref())),
                 }
             }
-            NextInner::Body { future, cancel } => {
-                poll_body(future, cancel.as_ref(), cx, call_id, |id, content| {
-                    ToolExecutionResult::ok(id, content)
-                })
-            }
-            NextInner::Output { future, cancel } => poll_body(
+            NextInner::Body {
                 future,
-                cancel.as_ref(),
-                cx,
-                call_id,
-                |id, output| ToolExecutionResult::from_output(id, output),
-            ),
+                cancel,
+                call_id: id,
+            } => poll_body(future, cancel.as_ref(), cx, id, |id, content| {
+                ToolExecutionResult::ok(id, content)
+            }),
+            NextInner::Output {
+                future,
+                cancel,
+                call_id: id,
+            } => poll_body(future, cancel.as_ref(), cx, id, |id, output| {
+                ToolExecutionResult::from_output(id, output)
+            }),
             NextInner::Done(result) => match result.take() {
                 Some(result) => Poll::Ready(*result),
                 None => Poll::Ready(ToolExecutionResult::failure(
@@ -367,13 +392,14 @@ impl NextFuture {
     }
 }
 
-/// Polls a body's future; `finish` makes its value the result.
+/// Polls a body's future; `finish` makes its value the result, with
+/// `call_id` (taken: a body's future is polled to completion once).
 fn poll_body<T>(
     future: &mut BoxFuture<'static, Result<T, ToolError>>,
     cancel: Option<&tokio_util::sync::CancellationToken>,
     cx: &mut Context<'_>,
-    call_id: &str,
-    finish: fn(&str, T) -> ToolExecutionResult,
+    call_id: &mut String,
+    finish: fn(String, T) -> ToolExecutionResult,
 ) -> Poll<ToolExecutionResult> {
     let polled = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
     // Checked on every wake-up, after the body had its poll (so a
@@ -387,8 +413,11 @@ fn poll_body<T>(
     }
     match polled {
         Ok(Poll::Pending) => Poll::Pending,
-        Ok(Poll::Ready(Ok(value))) => Poll::Ready(finish(call_id, value)),
-        Ok(Poll::Ready(Err(err))) => Poll::Ready(ToolExecutionResult::from_error(call_id, &err)),
+        Ok(Poll::Ready(Ok(value))) => Poll::Ready(finish(std::mem::take(call_id), value)),
+        Ok(Poll::Ready(Err(err))) => Poll::Ready(ToolExecutionResult::from_error(
+            std::mem::take(call_id),
+            &err,
+        )),
         Err(payload) => Poll::Ready(tool_panicked(call_id, payload.as_ref())),
     }
 }
@@ -396,20 +425,44 @@ fn poll_body<T>(
 /// The innermost step: look up and run the body (which parses and checks
 /// the arguments, so a typed tool can skip what it does not need).
 fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
-    let call_id = &state.call_id;
-    let Some(entry) = state.tables.tools.get(exec.name.as_str()) else {
+    dispatch_in(
+        exec,
+        &state.tables,
+        Some(&state.call_id),
+        Some(&state.dispatched),
+    )
+}
+
+/// [`dispatch`] against `tables`. `model_id` is the model's call id, `None`
+/// when it is `exec.call_id` (no layer can have changed it); `dispatched`
+/// is set when the body starts, if someone needs to know.
+fn dispatch_in(
+    exec: ToolExecution,
+    tables: &Tables,
+    model_id: Option<&str>,
+    dispatched: Option<&AtomicBool>,
+) -> NextInner {
+    let Some(entry) = tables.tools.get(exec.name.as_str()) else {
         return done(ToolExecutionResult::failure(
-            call_id.as_str(),
+            model_id.unwrap_or(&exec.call_id),
             ErrorCode::UnknownTool,
             format!("unknown tool \"{}\"", exec.name),
         ));
     };
     if exec.cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
-        return done(aborted_result(call_id, false));
+        return done(aborted_result(model_id.unwrap_or(&exec.call_id), false));
     }
-    state.dispatched.store(true, Ordering::Release);
+    if let Some(dispatched) = dispatched {
+        dispatched.store(true, Ordering::Release);
+    }
+    let ctx_id = model_id.unwrap_or(&exec.call_id).to_owned();
+    // The result's id: the execution's own string when a layer left it alone.
+    let result_id = match model_id {
+        Some(id) if exec.call_id != id => id.to_owned(),
+        _ => exec.call_id,
+    };
     let ctx = ToolContext {
-        call_id: call_id.clone(),
+        call_id: ctx_id,
         name: exec.name,
         agent: exec.agent,
         cancel: exec.cancel.clone(),
@@ -425,8 +478,9 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
             Ok(future) => NextInner::Output {
                 future,
                 cancel: exec.cancel,
+                call_id: result_id,
             },
-            Err(payload) => done(tool_panicked(call_id, payload.as_ref())),
+            Err(payload) => done(tool_panicked(&result_id, payload.as_ref())),
         };
     }
     match catch_unwind(AssertUnwindSafe(|| {
@@ -435,8 +489,31 @@ fn dispatch(exec: ToolExecution, state: &CallState) -> NextInner {
         Ok(future) => NextInner::Body {
             future,
             cancel: exec.cancel,
+            call_id: result_id,
         },
-        Err(payload) => done(tool_panicked(call_id, payload.as_ref())),
+        Err(payload) => done(tool_panicked(&result_id, payload.as_ref())),
+    }
+}
+
+/// A call on a chain with no layer and without a token, run without the
+/// state a chain shares ([`CallState`]): no layer can see the execution,
+/// change its id or wait for its outcome, and nothing can abort it.
+pub(crate) struct DirectFuture(NextInner);
+
+impl DirectFuture {
+    /// Dispatches `exec` against `tables`, which must have no layers.
+    pub(crate) fn new(exec: ToolExecution, tables: &Tables) -> DirectFuture {
+        debug_assert!(tables.layers.is_empty() && exec.cancel.is_none());
+        DirectFuture(dispatch_in(exec, tables, None, None))
+    }
+}
+
+impl Future for DirectFuture {
+    type Output = ToolExecutionResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
+        // The id is only read for a layer's outcome, which there is none of.
+        poll_next_inner(&mut self.get_mut().0, cx, "")
     }
 }
 

@@ -13,8 +13,8 @@ use crate::definition::{Tool, ToolDefinition, ToolSchema, TypedTool};
 use crate::error::{ErrorCode, ToolError};
 use crate::execution::{CallArguments, ToolExecution, ToolExecutionResult};
 use crate::middleware::{
-    aborted_result, CallState, FnMiddleware, Layer, LayerEntry, Middleware, MiddlewareResult, Next,
-    SyncMiddleware, Tables, ToolEntry,
+    aborted_result, CallState, DirectFuture, FnMiddleware, Layer, LayerEntry, Middleware,
+    MiddlewareResult, Next, NextFuture, SyncMiddleware, Tables, ToolEntry,
 };
 use crate::presentation::{ToolCallPresentation, ToolResultPresentation};
 use crate::schema::Dialect;
@@ -22,8 +22,10 @@ use futures::future::{self, Either, FutureExt};
 use futures::StreamExt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::task::{Context, Poll};
 use tokio::sync::broadcast;
 
 /// The default cap on calls of one batch that run at once.
@@ -374,37 +376,15 @@ impl ToolRegistry {
     ///
     /// # Cancel safety
     /// Dropping the future drops the call (the body's future with it).
-    pub async fn execute(&self, exec: ToolExecution) -> ToolExecutionResult {
-        let cancel = exec.cancel.clone();
-        let state = Arc::new(CallState {
-            tables: self.tables(),
-            call_id: exec.call_id.clone(),
-            dispatched: AtomicBool::new(false),
-        });
-        let mut run = Next::first(state.clone()).run(exec);
-        let mut result = match cancel {
-            None => run.await,
-            Some(cancel) => {
-                // The chain is polled first, so a result it produces on the
-                // same wake-up as the cancellation (e.g. `ABORTED` from
-                // dispatch, passed back through the middleware) wins; once
-                // the token fired, the chain gets one more poll to say so.
-                let cancelled = std::pin::pin!(cancel.cancelled());
-                match future::select(&mut run, cancelled).await {
-                    Either::Left((result, _)) => result,
-                    Either::Right(((), _)) => match (&mut run).now_or_never() {
-                        Some(result) => result,
-                        None => {
-                            aborted_result(&state.call_id, state.dispatched.load(Ordering::Acquire))
-                        }
-                    },
-                }
-            }
-        };
-        if result.call_id != state.call_id {
-            result.call_id.clone_from(&state.call_id);
-        }
-        result
+    pub fn execute(
+        &self,
+        exec: ToolExecution,
+    ) -> impl Future<Output = ToolExecutionResult> + Send + '_ {
+        // A hand-written future rather than an `async fn`: it holds the
+        // execution until its first poll and the chain after it, never
+        // both, so it stays small (128 bytes) and is moved inline, not by a
+        // `memcpy` call, each time a runtime moves it.
+        Execute::Start(self, exec)
     }
 
     /// Runs a model turn's calls. Consecutive concurrency-safe calls run in
@@ -571,5 +551,108 @@ impl Drop for MiddlewareHandle {
         });
         // Dropped without the lock: the layer's `Drop` may use this registry.
         drop(removed);
+    }
+}
+
+/// The future of [`ToolRegistry::execute`]. Nothing happens before its
+/// first poll, as with an `async fn`.
+enum Execute<'a> {
+    Start(&'a ToolRegistry, ToolExecution),
+    /// A call without a token on a registry without layers: straight to
+    /// the tool, with no state for layers to share.
+    Direct(DirectFuture),
+    /// The chain of a call without a token.
+    Run(NextFuture, Arc<CallState>),
+    /// The chain of a call with a token, raced against it. Boxed: the race
+    /// and the token's future would make every call's future larger.
+    Race(
+        Pin<Box<dyn Future<Output = ToolExecutionResult> + Send>>,
+        Arc<CallState>,
+    ),
+    Done,
+}
+
+impl Future for Execute<'_> {
+    type Output = ToolExecutionResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
+        // Every field is Unpin (an execution, boxed futures, Arcs).
+        let this = self.get_mut();
+        if let Execute::Start(..) = this {
+            let Execute::Start(registry, exec) = std::mem::replace(this, Execute::Done) else {
+                unreachable!("matched above")
+            };
+            let tables = registry.tables();
+            if exec.cancel.is_none() && tables.layers.is_empty() {
+                *this = Execute::Direct(DirectFuture::new(exec, &tables));
+                return self_poll_direct(this, cx);
+            }
+            let cancel = exec.cancel.clone();
+            let state = Arc::new(CallState {
+                tables,
+                call_id: exec.call_id.clone(),
+                dispatched: AtomicBool::new(false),
+            });
+            let run = Next::first(state.clone()).run(exec);
+            *this = match cancel {
+                None => Execute::Run(run, state),
+                Some(cancel) => {
+                    Execute::Race(Box::pin(race_cancel(run, cancel, state.clone())), state)
+                }
+            };
+        }
+        let (polled, state) = match this {
+            Execute::Direct(_) => return self_poll_direct(this, cx),
+            Execute::Run(run, state) => (Pin::new(run).poll(cx), state),
+            Execute::Race(race, state) => (race.as_mut().poll(cx), state),
+            Execute::Start(..) | Execute::Done => {
+                return Poll::Ready(ToolExecutionResult::failure(
+                    "",
+                    ErrorCode::ToolError,
+                    "a call's future was polled after it finished",
+                ))
+            }
+        };
+        let Poll::Ready(mut result) = polled else {
+            return Poll::Pending;
+        };
+        if result.call_id != state.call_id {
+            result.call_id.clone_from(&state.call_id);
+        }
+        *this = Execute::Done;
+        Poll::Ready(result)
+    }
+}
+
+/// Polls [`Execute::Direct`]: its result needs no fixing, as no layer saw it.
+fn self_poll_direct(this: &mut Execute<'_>, cx: &mut Context<'_>) -> Poll<ToolExecutionResult> {
+    let Execute::Direct(direct) = this else {
+        unreachable!("called on Execute::Direct")
+    };
+    let polled = Pin::new(direct).poll(cx);
+    if polled.is_ready() {
+        *this = Execute::Done;
+    }
+    polled
+}
+
+/// The chain of a call with a token, raced against the token.
+///
+/// The chain is polled first, so a result it produces on the same wake-up as
+/// the cancellation (e.g. `ABORTED` from dispatch, passed back through the
+/// middleware) wins; once the token fired, the chain gets one more poll to
+/// say so.
+async fn race_cancel(
+    mut run: NextFuture,
+    cancel: tokio_util::sync::CancellationToken,
+    state: Arc<CallState>,
+) -> ToolExecutionResult {
+    let cancelled = std::pin::pin!(cancel.cancelled());
+    match future::select(&mut run, cancelled).await {
+        Either::Left((result, _)) => result,
+        Either::Right(((), _)) => match (&mut run).now_or_never() {
+            Some(result) => result,
+            None => aborted_result(&state.call_id, state.dispatched.load(Ordering::Acquire)),
+        },
     }
 }

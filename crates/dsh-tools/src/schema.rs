@@ -320,7 +320,9 @@ impl SchemaProp {
     /// Has no effect on other types.
     pub fn closed(mut self) -> Self {
         if self.ty == SchemaType::Object {
-            self.properties.get_or_insert_with(SchemaSpec::new).closed = true;
+            let spec = self.properties.get_or_insert_with(SchemaSpec::new);
+            spec.changed();
+            spec.closed = true;
         }
         self
     }
@@ -478,10 +480,30 @@ impl Bounds {
 
 /// An ordered set of named properties: the parameters of a tool, or the
 /// properties of a nested object.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct SchemaSpec {
     pub(crate) props: Vec<(String, SchemaProp)>,
     pub(crate) closed: bool,
+    /// What validation's valid path reads instead of `props`, built on first
+    /// use from `props` and `closed`: every change to either resets it
+    /// ([`SchemaSpec::changed`]).
+    pub(crate) plan: OnceLock<Option<crate::validate::Plan>>,
+}
+
+impl PartialEq for SchemaSpec {
+    fn eq(&self, other: &Self) -> bool {
+        // `plan` is a cache, not part of the value.
+        self.props == other.props && self.closed == other.closed
+    }
+}
+
+impl fmt::Debug for SchemaSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchemaSpec")
+            .field("props", &self.props)
+            .field("closed", &self.closed)
+            .finish()
+    }
 }
 
 impl SchemaSpec {
@@ -499,6 +521,7 @@ impl SchemaSpec {
 
     /// Adds a property at the end, or replaces one of the same name in place.
     pub fn insert(&mut self, name: impl Into<String>, prop: SchemaProp) {
+        self.changed();
         let name = name.into();
         match self.props.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = prop,
@@ -508,8 +531,14 @@ impl SchemaSpec {
 
     /// Closes the spec: undeclared keys become violations.
     pub fn closed(mut self) -> Self {
+        self.changed();
         self.closed = true;
         self
+    }
+
+    /// Drops the validation plan: `props` or `closed` is about to change.
+    pub(crate) fn changed(&mut self) {
+        self.plan = OnceLock::new();
     }
 
     /// Whether undeclared keys are violations.

@@ -192,8 +192,19 @@ impl SchemaSpec {
     /// [`SchemaSpec::validate`], plus whether [`SchemaSpec::normalize`] has
     /// anything to do (a `null` to drop or a default to fill).
     pub(crate) fn validate_for_decode(&self, args: &Value) -> (Vec<Violation>, bool) {
-        let mut out = Vec::new();
         let mut fill = false;
+        // Most calls are valid: a lean pass answers them without a path, a
+        // violation list or a message. Anything else (a violation, or a case
+        // the lean pass leaves to the full one) is walked again by the full
+        // pass, which alone decides what is reported and in what order.
+        if let Value::Object(map) = args {
+            if object_ok(self, map, &mut fill) {
+                return (Vec::new(), fill);
+            }
+            fill = false;
+        }
+        // Room for a few violations at once, rather than growing 4, 8, 16.
+        let mut out = Vec::with_capacity(8);
         match args {
             Value::Object(map) => check_object(self, map, &Path::Root, &mut out, &mut fill),
             _ => out.push(violation(
@@ -279,16 +290,18 @@ fn check_object(
         heap.resize(n, None);
         &mut heap
     };
-    let mut undeclared: Vec<&str> = Vec::new();
+    let mut declared = 0;
     let mut hint = 0;
+    let plan = spec.plan();
+    let find = |key: &str, hint: usize| match plan {
+        Some(plan) => find_slot(spec, &plan.slots, key, hint),
+        None => find_prop(spec, key, hint),
+    };
     for (key, value) in map {
-        match find_prop(spec, key, hint) {
-            Some(index) => {
-                slots[index] = Some(value);
-                hint = index + 1;
-            }
-            None if spec.closed => undeclared.push(key),
-            None => {}
+        if let Some(index) = find(key, hint) {
+            slots[index] = Some(value);
+            hint = index + 1;
+            declared += 1;
         }
     }
     for ((name, prop), slot) in spec.props.iter().zip(slots.iter()) {
@@ -305,9 +318,386 @@ fn check_object(
             Some(value) => check_value(prop, value, &Path::Key(name, path), out, fill),
         }
     }
-    for key in undeclared {
-        out.push(undeclared_violation(spec, key, path));
+    if spec.closed && declared < map.len() {
+        // The undeclared keys, in the object's order: found again rather
+        // than kept in a list the common case would pay for.
+        for key in map.keys() {
+            if find(key, 0).is_none() {
+                out.push(undeclared_violation(spec, key, path));
+            }
+        }
     }
+}
+
+/// The kind of a JSON value as one bit, so that a type check is one `and`
+/// with the mask of the kinds a property accepts ([`accepts`]).
+mod kind {
+    pub const NULL: u8 = 1;
+    pub const BOOL: u8 = 2;
+    pub const INTEGER: u8 = 4;
+    pub const FLOAT: u8 = 8;
+    pub const STRING: u8 = 16;
+    pub const ARRAY: u8 = 32;
+    pub const OBJECT: u8 = 64;
+    /// A float that is not finite: only [`SchemaType::Any`](super::SchemaType::Any) takes it.
+    pub const NON_FINITE: u8 = 128;
+}
+
+#[inline(always)]
+fn kind_of(value: &Value) -> u8 {
+    match value {
+        Value::Null => kind::NULL,
+        Value::Bool(_) => kind::BOOL,
+        Value::Number(n) if n.is_i64() || n.is_u64() => kind::INTEGER,
+        Value::Number(n) if n.as_f64().is_some_and(f64::is_finite) => kind::FLOAT,
+        Value::Number(_) => kind::NON_FINITE,
+        Value::String(_) => kind::STRING,
+        Value::Array(_) => kind::ARRAY,
+        Value::Object(_) => kind::OBJECT,
+    }
+}
+
+/// The kinds [`type_matches`] accepts for `ty`.
+fn accepts(ty: SchemaType) -> u8 {
+    match ty {
+        SchemaType::String => kind::STRING,
+        SchemaType::Number => kind::INTEGER | kind::FLOAT,
+        SchemaType::Integer => kind::INTEGER,
+        SchemaType::Boolean => kind::BOOL,
+        SchemaType::Object => kind::OBJECT,
+        SchemaType::Array => kind::ARRAY,
+        SchemaType::Any => u8::MAX,
+    }
+}
+
+/// A spec compiled for the valid path ([`object_ok`]): one small slot per
+/// property, so that matching a key and checking a plain value read neither
+/// the property's name nor the property. Built on first use, kept by the
+/// spec, dropped when the spec changes.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    slots: Box<[Slot]>,
+    /// The string enums' values: length and fingerprint.
+    strings: Box<[(usize, (u64, u64))]>,
+    /// The integer enums' values.
+    integers: Box<[i64]>,
+    /// Bit `i`: property `i` is required.
+    required: u64,
+    /// Bit `i`: property `i` is optional and has a default.
+    defaults: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// The name: its length and [`fingerprint`].
+    len: usize,
+    words: (u64, u64),
+    /// The kinds of value the property takes.
+    accepts: u8,
+    /// What else there is to check once the kind fits.
+    then: Then,
+    required: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Then {
+    /// Nothing: the kind is all.
+    Nothing,
+    /// An array whose elements need only be of these kinds.
+    Elements(u8),
+    /// A string that must be one of `strings[a..b]` (none longer than 16 bytes).
+    OneOfStrings(u32, u32),
+    /// An integer that must be one of `integers[a..b]`.
+    OneOfIntegers(u32, u32),
+    /// An object with declared properties.
+    Object,
+    /// An array of objects with declared properties.
+    Objects,
+    /// The property itself: an enum, bounds, declared properties, or items
+    /// with more than a kind to check.
+    Prop,
+}
+
+impl Plan {
+    /// `None` above 64 properties (the masks' width): such a spec always
+    /// takes the full walk.
+    fn build(spec: &SchemaSpec) -> Option<Plan> {
+        if spec.props.len() > 64 {
+            return None;
+        }
+        let mut required = 0;
+        let mut defaults = 0;
+        let mut strings = Vec::new();
+        let mut integers = Vec::new();
+        let slots = spec
+            .props
+            .iter()
+            .enumerate()
+            .map(|(index, (name, prop))| {
+                if prop.required {
+                    required |= 1 << index;
+                } else if prop.default.is_some() {
+                    defaults |= 1 << index;
+                }
+                Slot {
+                    len: name.len(),
+                    words: fingerprint(name.as_bytes()),
+                    accepts: accepts(prop.ty),
+                    then: then_of(prop, &mut strings, &mut integers),
+                    required: prop.required,
+                }
+            })
+            .collect();
+        Some(Plan {
+            slots,
+            strings: strings.into(),
+            integers: integers.into(),
+            required,
+            defaults,
+        })
+    }
+}
+
+fn then_of(
+    prop: &SchemaProp,
+    strings: &mut Vec<(usize, (u64, u64))>,
+    integers: &mut Vec<i64>,
+) -> Then {
+    let plain = |p: &SchemaProp| p.enum_values.is_none() && p.bounds.is_none();
+    if prop.bounds.is_some() {
+        return Then::Prop;
+    }
+    if let Some(values) = &prop.enum_values {
+        let range = |a: usize, b: usize| (u32::try_from(a).ok(), u32::try_from(b).ok());
+        if prop.ty == SchemaType::String
+            && values
+                .iter()
+                .all(|v| v.as_str().is_some_and(|s| s.len() <= 16))
+        {
+            let start = strings.len();
+            strings.extend(values.iter().filter_map(Value::as_str).map(|s| {
+                let s = s.as_bytes();
+                (s.len(), fingerprint(s))
+            }));
+            if let (Some(a), Some(b)) = range(start, strings.len()) {
+                return Then::OneOfStrings(a, b);
+            }
+        } else if prop.ty == SchemaType::Integer && values.iter().all(Value::is_i64) {
+            let start = integers.len();
+            integers.extend(values.iter().filter_map(Value::as_i64));
+            if let (Some(a), Some(b)) = range(start, integers.len()) {
+                return Then::OneOfIntegers(a, b);
+            }
+        }
+        return Then::Prop;
+    }
+    match prop.ty {
+        SchemaType::Object if prop.properties.is_some() => Then::Object,
+        SchemaType::Array => match prop.items.as_deref() {
+            None => Then::Nothing,
+            Some(items) if !plain(items) => Then::Prop,
+            Some(items) => match items.ty {
+                SchemaType::Object if items.properties.is_some() => Then::Objects,
+                SchemaType::Object | SchemaType::Array => Then::Prop,
+                ty => Then::Elements(accepts(ty)),
+            },
+        },
+        _ => Then::Nothing,
+    }
+}
+
+/// Two words that, with the length, tell names of up to 16 bytes apart
+/// exactly: the first and last 8 bytes (overlapping below 16), the first
+/// and last 4 below 8, the bytes themselves below 4.
+#[inline(always)]
+fn fingerprint(b: &[u8]) -> (u64, u64) {
+    let n = b.len();
+    let word8 = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]));
+    let word4 = |at: usize| {
+        u64::from(u32::from_le_bytes(
+            b[at..at + 4].try_into().unwrap_or([0; 4]),
+        ))
+    };
+    if n >= 8 {
+        (word8(0), word8(n - 8))
+    } else if n >= 4 {
+        (word4(0), word4(n - 4))
+    } else {
+        let mut word = 0u64;
+        for (i, &byte) in b.iter().enumerate() {
+            word |= u64::from(byte) << (8 * i);
+        }
+        (word, 0)
+    }
+}
+
+impl SchemaSpec {
+    fn plan(&self) -> Option<&Plan> {
+        self.plan.get_or_init(|| Plan::build(self)).as_ref()
+    }
+}
+
+/// The index of the property named `key` (of length `len` and fingerprint
+/// `words`), trying `hint` first: keys sent in declaration order match there.
+#[inline(always)]
+fn find_slot(spec: &SchemaSpec, slots: &[Slot], key: &str, hint: usize) -> Option<usize> {
+    let len = key.len();
+    let words = fingerprint(key.as_bytes());
+    let is = |index: usize, slot: &Slot| {
+        slot.len == len && slot.words == words && (len <= 16 || spec.props[index].0 == key)
+    };
+    if let Some(slot) = slots.get(hint) {
+        if is(hint, slot) {
+            return Some(hint);
+        }
+    }
+    slots
+        .iter()
+        .enumerate()
+        .position(|(index, slot)| is(index, slot))
+}
+
+/// The valid path of [`check_object`]: `true` when `map` has no violation,
+/// setting `fill` exactly as `check_object` would. `false` means "walk it
+/// again with [`check_object`]": there is a violation, or the object is one
+/// this pass does not decide (over 64 properties, an enum value equal only
+/// by numeric value). Values are checked in the order the object holds them,
+/// as nothing is reported here.
+fn object_ok(spec: &SchemaSpec, map: &Map<String, Value>, fill: &mut bool) -> bool {
+    let Some(plan) = spec.plan() else {
+        return false;
+    };
+    let slots = &*plan.slots;
+    let mut seen: u64 = 0;
+    let mut hint = 0;
+    for (key, value) in map {
+        let Some(index) = find_slot(spec, slots, key, hint) else {
+            if spec.closed {
+                return false;
+            }
+            continue;
+        };
+        hint = index + 1;
+        seen |= 1 << index;
+        let slot = &slots[index];
+        let kind = kind_of(value);
+        if kind == kind::NULL {
+            if slot.required {
+                return false;
+            }
+            *fill = true;
+            continue;
+        }
+        if kind & slot.accepts == 0 {
+            return false;
+        }
+        match slot.then {
+            Then::Nothing => {}
+            Then::Elements(accepts) => {
+                if let Value::Array(elements) = value {
+                    if !elements.iter().all(|e| kind_of(e) & accepts != 0) {
+                        return false;
+                    }
+                }
+            }
+            Then::OneOfStrings(a, b) => {
+                let Value::String(s) = value else {
+                    return false;
+                };
+                let s = s.as_bytes();
+                let (len, words) = (s.len(), fingerprint(s));
+                let values = &plan.strings[a as usize..b as usize];
+                if !values.iter().any(|&(l, w)| l == len && w == words) {
+                    return false;
+                }
+            }
+            Then::OneOfIntegers(a, b) => {
+                let Some(n) = value.as_i64() else {
+                    return false;
+                };
+                if !plan.integers[a as usize..b as usize].contains(&n) {
+                    return false;
+                }
+            }
+            Then::Object => {
+                let (Value::Object(map), Some(nested)) = (value, &spec.props[index].1.properties)
+                else {
+                    return false;
+                };
+                if !object_ok(nested, map, fill) {
+                    return false;
+                }
+            }
+            Then::Objects => {
+                let (Value::Array(elements), Some(items)) = (value, &spec.props[index].1.items)
+                else {
+                    return false;
+                };
+                let Some(nested) = &items.properties else {
+                    return false;
+                };
+                for element in elements {
+                    let Value::Object(map) = element else {
+                        return false;
+                    };
+                    if !object_ok(nested, map, fill) {
+                        return false;
+                    }
+                }
+            }
+            Then::Prop => {
+                if !value_ok(&spec.props[index].1, value, fill) {
+                    return false;
+                }
+            }
+        }
+    }
+    if seen & plan.required != plan.required {
+        return false;
+    }
+    if plan.defaults & !seen != 0 {
+        *fill = true;
+    }
+    true
+}
+
+/// The valid path of [`check_value`], as [`object_ok`] is of [`check_object`].
+fn value_ok(prop: &SchemaProp, value: &Value, fill: &mut bool) -> bool {
+    if !type_matches(prop.ty, value) {
+        return false;
+    }
+    if let Some(values) = &prop.enum_values {
+        if !enum_contains(values, value) {
+            return false;
+        }
+    }
+    if let Some(bounds) = &prop.bounds {
+        if !bounds_ok(bounds, value) {
+            return false;
+        }
+    }
+    match value {
+        Value::Object(map) => match &prop.properties {
+            Some(spec) => object_ok(spec, map, fill),
+            None => true,
+        },
+        Value::Array(elements) => match &prop.items {
+            Some(items) => elements
+                .iter()
+                .all(|element| value_ok(items, element, fill)),
+            None => true,
+        },
+        _ => true,
+    }
+}
+
+/// Whether [`check_bounds`] finds nothing: the same code, so the two cannot
+/// disagree. A value within bounds allocates nothing.
+#[inline(never)]
+fn bounds_ok(bounds: &Bounds, value: &Value) -> bool {
+    let mut problems = Vec::new();
+    check_bounds(bounds, value, &Path::Root, &mut problems);
+    problems.is_empty()
 }
 
 /// `"k" is not a declared property`, and `(did you mean "p"?)` when a
@@ -343,9 +733,24 @@ fn undeclared_violation(spec: &SchemaSpec, key: &str, path: &Path<'_>) -> Violat
 fn closest_property<'s>(spec: &'s SchemaSpec, key: &str) -> Option<&'s str> {
     let mut row = Vec::new();
     let mut best: Option<(usize, &str)> = None;
+    let ascii_key = key.is_ascii();
     for (name, _) in &spec.props {
-        let distance = edit_distance(key, name, &mut row);
-        let longer = key.chars().count().max(name.chars().count());
+        let ascii = ascii_key && name.is_ascii() && name.len() < ASCII_ROW;
+        if ascii && key.len().abs_diff(name.len()) > 2 && !contains_either(key, name) {
+            // At least that many edits: neither near nor containing.
+            continue;
+        }
+        let (distance, longer) = if ascii {
+            (
+                edit_distance_ascii(key.as_bytes(), name.as_bytes()),
+                key.len().max(name.len()),
+            )
+        } else {
+            (
+                edit_distance(key, name, &mut row),
+                key.chars().count().max(name.chars().count()),
+            )
+        };
         let near = distance <= 2 && 2 * distance < longer;
         if (near || contains_either(key, name)) && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, name));
@@ -358,11 +763,35 @@ fn closest_property<'s>(spec: &'s SchemaSpec, key: &str) -> Option<&'s str> {
 /// being at least 3 bytes long.
 fn contains_either(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let short = short.as_bytes();
     short.len() >= 3
         && long
             .as_bytes()
             .windows(short.len())
-            .any(|w| w.eq_ignore_ascii_case(short.as_bytes()))
+            .any(|w| w[0].eq_ignore_ascii_case(&short[0]) && w.eq_ignore_ascii_case(short))
+}
+
+/// Names shorter than this are compared by [`edit_distance_ascii`].
+const ASCII_ROW: usize = 64;
+
+/// [`edit_distance`] for ASCII text, `b` shorter than [`ASCII_ROW`]: over
+/// bytes, with the row on the stack.
+fn edit_distance_ascii(a: &[u8], b: &[u8]) -> usize {
+    let mut row = [0usize; ASCII_ROW];
+    for (j, cell) in row.iter_mut().enumerate().take(b.len() + 1) {
+        *cell = j;
+    }
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            let cost = usize::from(!ca.eq_ignore_ascii_case(cb));
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + cost);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// Levenshtein distance over characters, ASCII case ignored; `row` is scratch.
@@ -387,10 +816,57 @@ fn find_prop(spec: &SchemaSpec, key: &str, hint: usize) -> Option<usize> {
     let props = &spec.props;
     let start = hint.min(props.len());
     let (tail, head) = props.split_at(start);
+    let key = key.as_bytes();
     head.iter()
-        .position(|(name, _)| name == key)
+        .position(|(name, _)| same_bytes(name.as_bytes(), key))
         .map(|i| i + start)
-        .or_else(|| tail.iter().position(|(name, _)| name == key))
+        .or_else(|| {
+            tail.iter()
+                .position(|(name, _)| same_bytes(name.as_bytes(), key))
+        })
+}
+
+/// `a == b`, inline for the short strings that property names and enum
+/// values are: lengths first, then at most two overlapping word loads up to
+/// 16 bytes, where a call to `memcmp` would cost more than the comparison.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n >= 8 {
+        if n > 16 {
+            return a == b;
+        }
+        let word =
+            |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or([0; 8]));
+        word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8)
+    } else if n >= 4 {
+        let word =
+            |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap_or([0; 4]));
+        word(a, 0) == word(b, 0) && word(a, n - 4) == word(b, n - 4)
+    } else {
+        a.iter().zip(b).all(|(x, y)| x == y)
+    }
+}
+
+/// Whether `value` is one of `values` by exact JSON equality (what
+/// `values.contains(value)` answers), with strings compared inline.
+fn enum_contains(values: &[Value], value: &Value) -> bool {
+    match value {
+        Value::String(s) => {
+            let s = s.as_bytes();
+            values
+                .iter()
+                .any(|v| matches!(v, Value::String(v) if same_bytes(v.as_bytes(), s)))
+        }
+        Value::Number(n) => values
+            .iter()
+            .any(|v| matches!(v, Value::Number(v) if v == n)),
+        Value::Bool(b) => values.iter().any(|v| matches!(v, Value::Bool(v) if v == b)),
+        _ => values.contains(value),
+    }
 }
 
 pub(crate) fn type_matches(ty: SchemaType, value: &Value) -> bool {
@@ -427,7 +903,7 @@ fn check_value(
             matches!(value, Value::Number(_) | Value::Array(_) | Value::Object(_))
                 && values.iter().any(|v| same_json(v, value))
         };
-        if !values.contains(value) && !by_value() {
+        if !enum_contains(values, value) && !by_value() {
             let tail = prop
                 .enum_message
                 .get_or_init(|| format!("must be one of {}", EnumList(values)));
@@ -801,4 +1277,172 @@ fn check_prop(prop: &SchemaProp, path: &Path<'_>) -> Result<(), Violation> {
         check_prop(items, &Path::Index(0, path))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The full walk's answer: its violations and `fill`.
+    fn full(spec: &SchemaSpec, args: &Value) -> (usize, bool) {
+        let mut out = Vec::new();
+        let mut fill = false;
+        if let Value::Object(map) = args {
+            check_object(spec, map, &Path::Root, &mut out, &mut fill);
+        }
+        (out.len(), fill)
+    }
+
+    fn spec() -> SchemaSpec {
+        SchemaSpec::new()
+            .prop("s", SchemaProp::string().required())
+            .prop(
+                "e",
+                SchemaProp::string()
+                    .one_of(["a", "bb", "a-very-long-value-here"])
+                    .default_value("a"),
+            )
+            .prop(
+                "i",
+                SchemaProp::integer().enum_values([1.into(), (-2).into(), u64::MAX.into()]),
+            )
+            .prop("n", SchemaProp::number().minimum(0).maximum(10))
+            .prop("b", SchemaProp::boolean().default_value(true))
+            .prop("any", SchemaProp::any())
+            .prop("a-property-name-longer-than-16", SchemaProp::string())
+            .prop("len", SchemaProp::string().min_length(2))
+            .prop(
+                "o",
+                SchemaProp::object(
+                    SchemaSpec::new()
+                        .prop("x", SchemaProp::integer().required())
+                        .prop("y", SchemaProp::number().default_value(1)),
+                )
+                .closed(),
+            )
+            .prop("free", SchemaProp::any_object())
+            .prop("tags", SchemaProp::array(SchemaProp::string()))
+            .prop("nums", SchemaProp::array(SchemaProp::number()).max_items(2))
+            .prop("anys", SchemaProp::array(SchemaProp::any()))
+            .prop(
+                "objs",
+                SchemaProp::array(SchemaProp::object(
+                    SchemaSpec::new().prop("h", SchemaProp::string().required()),
+                )),
+            )
+            .prop(
+                "nested",
+                SchemaProp::array(SchemaProp::array(SchemaProp::integer())),
+            )
+            .prop(
+                "ne",
+                SchemaProp::number().enum_values([1.into(), json!(2.5)]),
+            )
+    }
+
+    fn samples() -> Vec<Value> {
+        vec![
+            Value::Null,
+            json!(true),
+            json!(0),
+            json!(1),
+            json!(-2),
+            json!(u64::MAX),
+            json!(1.0),
+            json!(2.5),
+            json!(11),
+            json!(""),
+            json!("a"),
+            json!("bb"),
+            json!("ab"),
+            json!("a-very-long-value-here"),
+            json!("a-very-long-value-hers"),
+            json!([]),
+            json!(["a", "b"]),
+            json!(["a", 1]),
+            json!([1, 2, 3]),
+            json!([1.5]),
+            json!([null]),
+            json!([[1], [2]]),
+            json!([[1], ["x"]]),
+            json!([{"h": "x"}]),
+            json!([{"h": 1}]),
+            json!([{}]),
+            json!([1]),
+            json!({}),
+            json!({"x": 1}),
+            json!({"x": 1, "y": null}),
+            json!({"x": 1, "z": 2}),
+            json!({"x": null}),
+            json!({"y": 2}),
+        ]
+    }
+
+    #[test]
+    fn the_lean_pass_agrees_with_the_full_walk() {
+        let spec = spec();
+        let base = json!({
+            "s": "x", "e": "bb", "i": -2, "n": 5, "b": false, "any": null,
+            "a-property-name-longer-than-16": "x", "len": "xy",
+            "o": {"x": 1}, "free": {"k": 1}, "tags": ["a"], "nums": [1, 2.5],
+            "anys": [null, 1], "objs": [{"h": "x"}], "nested": [[1]], "ne": 2.5
+        });
+        let keys: Vec<String> = base.as_object().unwrap().keys().cloned().collect();
+        let mut cases = vec![base.clone(), json!({"s": "x"}), json!({})];
+        for key in &keys {
+            let mut without = base.clone();
+            without.as_object_mut().unwrap().shift_remove(key);
+            cases.push(without);
+            for sample in samples() {
+                let mut changed = base.clone();
+                changed[key.as_str()] = sample;
+                cases.push(changed);
+            }
+        }
+        let mut extra = base.clone();
+        extra["undeclared"] = json!(1);
+        cases.push(extra);
+        let mut reordered: Map<String, Value> = Map::new();
+        for key in keys.iter().rev() {
+            reordered.insert(key.clone(), base[key.as_str()].clone());
+        }
+        cases.push(Value::Object(reordered));
+        let (mut valid, mut invalid) = (0, 0);
+        for args in &cases {
+            let map = args.as_object().unwrap();
+            let mut fill = false;
+            let lean = object_ok(&spec, map, &mut fill);
+            let (violations, full_fill) = full(&spec, args);
+            if lean {
+                valid += 1;
+                assert_eq!(violations, 0, "the lean pass passed {args}");
+                assert_eq!(fill, full_fill, "fill differs for {args}");
+            } else {
+                invalid += 1;
+            }
+            let (out, decode_fill) = spec.validate_for_decode(args);
+            assert_eq!((out.len(), decode_fill), full(&spec, args), "{args}");
+        }
+        assert!(
+            valid > 50 && invalid > 50,
+            "{valid} valid, {invalid} invalid"
+        );
+    }
+
+    #[test]
+    fn a_changed_spec_is_planned_again() {
+        let spec = SchemaSpec::new().prop("a", SchemaProp::string());
+        assert!(spec.validate(&json!({"b": 1})).is_empty());
+        let spec = spec.closed();
+        assert_eq!(spec.validate(&json!({"b": 1})).len(), 1);
+        let mut spec = spec;
+        spec.insert("b", SchemaProp::integer());
+        assert!(spec.validate(&json!({"b": 1})).is_empty());
+        spec.insert("b", SchemaProp::string());
+        assert_eq!(spec.validate(&json!({"b": 1})).len(), 1);
+        let clone = spec.clone();
+        assert_eq!(clone, spec);
+        assert_eq!(clone.validate(&json!({"b": 1})).len(), 1);
+    }
 }
