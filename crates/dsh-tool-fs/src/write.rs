@@ -607,6 +607,10 @@ fn not_found_hint(text: &str, old: &str) -> String {
 fn with_diff(tools: &FileTools, summary: String, old: &str, new: &str) -> String {
     let budget = tools.config().max_output_chars;
     let mut out = summary;
+    // Only the part that differs (and its context lines) is diffed: an edit
+    // of a large file changes a few lines, and diffing it whole would cost
+    // more than the edit.
+    let (skipped_lines, old, new) = differing_part(old, new, 2);
     let diff = similar::TextDiff::from_lines(old, new);
     let mut omitted = 0usize;
     for group in diff.grouped_ops(2) {
@@ -618,7 +622,8 @@ fn with_diff(tools: &FileTools, summary: String, old: &str, new: &str) -> String
                     similar::ChangeTag::Equal => (' ', change.new_index()),
                 };
                 let text = change.value().trim_end_matches(['\n', '\r']);
-                let line = format!("\n{sign}{:>6}\t{}", number.map_or(0, |n| n + 1), cut(text));
+                let number = number.map_or(0, |n| n + 1 + skipped_lines);
+                let line = format!("\n{sign}{number:>6}\t{}", cut(text));
                 if out.len() + line.len() > budget {
                     omitted += 1;
                     continue;
@@ -639,6 +644,55 @@ fn with_diff(tools: &FileTools, summary: String, old: &str, new: &str) -> String
         ));
     }
     out
+}
+
+/// The lines of `old` and `new` from `context` lines before their first
+/// difference to `context` lines after their last, and how many lines come
+/// before them (the same in both).
+fn differing_part<'a>(old: &'a str, new: &'a str, context: usize) -> (usize, &'a str, &'a str) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let room = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    // Back to the start of the line, then `context` lines more.
+    let mut start = a[..prefix]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    for _ in 0..context {
+        if start == 0 {
+            break;
+        }
+        start = a[..start - 1]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+    }
+    // On to the end of the line, then `context` lines more.
+    let line_end = |text: &[u8], from: usize| {
+        text[from..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(text.len(), |i| from + i + 1)
+    };
+    let (mut old_end, mut new_end) = (a.len() - suffix, b.len() - suffix);
+    for _ in 0..=context {
+        old_end = line_end(a, old_end.max(start));
+        new_end = line_end(b, new_end.max(start));
+    }
+    let skipped = memchr::memchr_iter(b'\n', &a[..start]).count();
+    match (old.get(start..old_end), new.get(start..new_end)) {
+        (Some(o), Some(n)) => (skipped, o, n),
+        // Not on character boundaries (cannot happen at line starts and
+        // ends, but never panic): diff it all.
+        _ => (0, old, new),
+    }
 }
 
 fn cut(text: &str) -> String {

@@ -518,3 +518,35 @@ fn the_tools_are_registered_together() {
         ["apply_patch", "edit", "glob", "grep", "read", "write"]
     );
 }
+
+#[tokio::test]
+async fn an_edit_deep_in_a_long_file_shows_its_own_line_numbers() {
+    let dir = Dir::new();
+    let text: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+    dir.write("long.txt", &text);
+    let registry = setup(&dir);
+    ok(
+        &registry,
+        "read",
+        json!({"file_path": "long.txt", "limit": 1}),
+    )
+    .await;
+    let edited = ok(
+        &registry,
+        "edit",
+        json!({"file_path": "long.txt", "old_string": "line 4000\n", "new_string": "line 4000\nadded\n"}),
+    )
+    .await;
+    let shown: Vec<&str> = edited.lines().skip(1).collect();
+    assert_eq!(
+        shown,
+        [
+            "   3999\tline 3999",
+            "   4000\tline 4000",
+            "+  4001\tadded",
+            "   4002\tline 4001",
+            "   4003\tline 4002"
+        ],
+        "{edited}"
+    );
+}
