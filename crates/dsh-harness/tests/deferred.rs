@@ -61,8 +61,7 @@ async fn the_executor_is_set_up_before_the_first_command_not_at_build() {
     );
     let err = pipeline
         .set_up_executor()
-        .err()
-        .expect("set up in a missing TMPDIR");
+        .expect_err("set up in a missing TMPDIR");
     assert!(matches!(err, HarnessError::Executor(_)), "{err}");
     std::env::remove_var("TMPDIR");
     let _ = std::fs::remove_dir_all(&base);

@@ -141,8 +141,12 @@
 //!   holds, and when the host is gone writes `cgroup.kill` of the executor's
 //!   cgroup, freezes and kills every process carrying the executor's marker
 //!   variable, and removes the spill files. Without it, the next executor
-//!   created on the machine removes the stale cgroups and kills what they
-//!   still hold; the process-tree fallback cannot.
+//!   set up on the machine removes the stale cgroups and kills what they
+//!   still hold; the process-tree fallback cannot. An executor made with
+//!   [`Executor::deferred`] sets all this up (spill directory, cgroup,
+//!   watchdog, the sweeps of stale ones) before its first command instead
+//!   of at creation, so a host that answers before it runs anything does
+//!   not wait for it.
 //! * The parent-death signal fires when the *thread* that spawned the shell
 //!   exits. Tokio's runtime worker threads live as long as the runtime; do not
 //!   call the executor from a thread that ends before the calls do (e.g. from
