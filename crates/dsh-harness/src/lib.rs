@@ -47,6 +47,25 @@
 //!    escalation. Timeouts are the bash tools' own (`bash.defaultTimeoutMs`,
 //!    `bash.maxTimeoutMs`), enforced by the executor.
 //!
+//! ## What waits for the first command
+//!
+//! Building a pipeline does only what `initialize` and `tools/list` (or a
+//! policy check) need: the settings are read, merged and checked, the rules
+//! compiled, the hooks configured and the tools registered, so a bad
+//! settings file is still an error of [`Pipeline::build`]. The executor is
+//! [deferred](Executor::deferred): its spill directory, its cgroup and its
+//! watchdog process are set up before its first command starts, not before
+//! the front-end's first answer. They were most of the cost of starting
+//! `dsh mcp` (the sweeps of stale spill directories and cgroups read every
+//! entry of the temporary directory and of the cgroup hierarchy; the
+//! watchdog is a process of its own), and nothing needs them until a command
+//! runs: the watchdog still runs before anything it would have to clean up
+//! exists. [`Pipeline::set_up_executor`] does it at once; a failure to set up
+//! is otherwise the first `bash` call's error (`could not set up the bash
+//! executor: …`), not an error of [`Pipeline::build`]. The Landlock ABI is
+//! probed at build (a few system calls): the policy needs it to know whether
+//! read-only verdicts are held by the kernel.
+//!
 //! Approval (who answers an *ask*) is the front-end's: a terminal, an editor,
 //! an MCP client. [`Pipeline::set_approver`] installs one; with none, *ask*
 //! fails closed with `APPROVAL_UNAVAILABLE`.
@@ -276,7 +295,7 @@ impl Pipeline {
             })
         });
         let file_tools = Self::file_tools(&config, &cwd, &permissions);
-        let executor = Executor::new(config).map_err(HarnessError::Executor)?;
+        let executor = Executor::deferred(config).map_err(HarnessError::Executor)?;
         let registry = ToolRegistry::new();
         if !options.no_builtin_tools {
             register_bash_tools(&registry, &executor).map_err(HarnessError::Register)?;
@@ -387,6 +406,15 @@ impl Pipeline {
     /// The executor behind the bash tools.
     pub fn executor(&self) -> &Executor {
         &self.executor
+    }
+
+    /// Sets up the executor now (its spill directory, cgroup and watchdog),
+    /// which it otherwise does before its first command.
+    ///
+    /// # Errors
+    /// [`HarnessError::Executor`]: what stops the bash tools from running.
+    pub fn set_up_executor(&self) -> Result<(), HarnessError> {
+        self.executor.set_up().map_err(HarnessError::Executor)
     }
 
     /// The working directory.

@@ -141,8 +141,12 @@
 //!   holds, and when the host is gone writes `cgroup.kill` of the executor's
 //!   cgroup, freezes and kills every process carrying the executor's marker
 //!   variable, and removes the spill files. Without it, the next executor
-//!   created on the machine removes the stale cgroups and kills what they
-//!   still hold; the process-tree fallback cannot.
+//!   set up on the machine removes the stale cgroups and kills what they
+//!   still hold; the process-tree fallback cannot. An executor made with
+//!   [`Executor::deferred`] sets all this up (spill directory, cgroup,
+//!   watchdog, the sweeps of stale ones) before its first command instead
+//!   of at creation, so a host that answers before it runs anything does
+//!   not wait for it.
 //! * The parent-death signal fires when the *thread* that spawned the shell
 //!   exits. Tokio's runtime worker threads live as long as the runtime; do not
 //!   call the executor from a thread that ends before the calls do (e.g. from
@@ -602,10 +606,14 @@ pub(crate) struct Inner {
     pub(crate) config: ExecutorConfig,
     /// `dsh-bash-<pid>-<nonce>`: names the spill directory and the cgroup.
     tag: String,
+    /// Made with the rest of [`Ready`], before the first command starts.
     pub(crate) spill_dir: PathBuf,
-    backend: Backend,
-    /// Cleans up after a host that died without doing so (`config.watchdog`).
-    watchdog: Option<Watchdog>,
+    /// The spill directory made, the containment resolved and the watchdog
+    /// running: set up by [`Executor::new`] at once, by
+    /// [`Executor::deferred`] before the first command starts.
+    ready: std::sync::OnceLock<Ready>,
+    /// Held while [`Inner::ready`] sets up, so two first calls set up once.
+    setting_up: Mutex<()>,
     /// `/dev/null`, the stdin of every command.
     dev_null: fs::File,
     /// Where `bash` was found, for which `PATH`.
@@ -636,6 +644,17 @@ struct ChildStdio<'a> {
     terminal: Option<&'a OwnedFd>,
     stdout: &'a OwnedFd,
     stderr: &'a OwnedFd,
+}
+
+/// What an executor needs before its first command, and nothing before:
+/// each piece costs system calls or a process (the sweeps of stale spill
+/// directories and cgroups read every entry of the temporary directory and
+/// of the cgroup hierarchy; the watchdog is a `sh` of its own).
+#[derive(Debug)]
+struct Ready {
+    backend: Backend,
+    /// Cleans up after a host that died without doing so (`config.watchdog`).
+    watchdog: Option<Watchdog>,
 }
 
 /// A spawned shell, its output pipes and its containment.
@@ -673,41 +692,55 @@ impl Executor {
     /// [`Containment::Cgroup`] is asked for and unavailable.
     pub fn new(config: ExecutorConfig) -> io::Result<Executor> {
         let (tag, spill_dir) = create_spill_dir()?;
+        let executor = Executor::with_names(config, tag, spill_dir)?;
+        // On an error the executor drops here and removes the directory.
+        let ready = executor.inner.set_up(false)?;
+        let _ = executor.inner.ready.set(ready);
+        Ok(executor)
+    }
+
+    /// Creates an executor that sets up its spill directory, its containment
+    /// (cgroup) and its watchdog before its first command, not now: for a
+    /// host that must answer quickly and may never run a command (an MCP
+    /// server answering `initialize` and `tools/list`, `dsh policy check`).
+    /// The watchdog still runs before anything it would clean up exists.
+    /// [`Executor::set_up`] does it earlier.
+    ///
+    /// A failure to set up is the error of the first command (and of each
+    /// later one, until setting up succeeds), with the cause
+    /// [`Executor::new`] would have returned.
+    ///
+    /// # Errors
+    ///
+    /// When `/dev/null` cannot be opened.
+    pub fn deferred(config: ExecutorConfig) -> io::Result<Executor> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tag = format!("dsh-bash-{}-{nanos:08x}d{n}", std::process::id());
+        let spill_dir = std::env::temp_dir().join(&tag);
+        Executor::with_names(config, tag, spill_dir)
+    }
+
+    fn with_names(config: ExecutorConfig, tag: String, spill_dir: PathBuf) -> io::Result<Executor> {
         let dev_null = match fs::File::open("/dev/null") {
             Ok(file) => file,
             Err(e) => {
-                let _ = fs::remove_dir_all(&spill_dir);
+                // Made by `new`, empty; absent for `deferred`.
+                let _ = fs::remove_dir(&spill_dir);
                 return Err(e);
             }
-        };
-        let backend = match Backend::new(config.containment, &tag) {
-            Ok(backend) => backend,
-            Err(e) => {
-                let _ = fs::remove_dir_all(&spill_dir);
-                return Err(e);
-            }
-        };
-        let watchdog = if config.watchdog {
-            // Kept spill files are not the watchdog's to remove.
-            let spill = (!config.keep_spill_files).then_some(spill_dir.as_path());
-            match Watchdog::start(backend.cgroup_root(), &marker_name(&tag), spill) {
-                Ok(watchdog) => Some(watchdog),
-                Err(e) => {
-                    backend.cleanup(Duration::from_secs(1));
-                    let _ = fs::remove_dir_all(&spill_dir);
-                    return Err(e);
-                }
-            }
-        } else {
-            None
         };
         Ok(Executor {
             inner: Arc::new(Inner {
                 config,
                 tag,
                 spill_dir,
-                backend,
-                watchdog,
+                ready: std::sync::OnceLock::new(),
+                setting_up: Mutex::new(()),
                 dev_null,
                 bash: Mutex::new(None),
                 next_call: AtomicU64::new(1),
@@ -716,6 +749,19 @@ impl Executor {
                 plans: Mutex::new(Vec::new()),
             }),
         })
+    }
+
+    /// Sets up what [`Executor::deferred`] left for the first command: the
+    /// spill directory, the containment and the watchdog. Does nothing once
+    /// that is done.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Executor::new`]: the spill directory cannot be created,
+    /// [`Containment::Cgroup`] is asked for and unavailable, the watchdog
+    /// cannot start.
+    pub fn set_up(&self) -> io::Result<()> {
+        self.inner.ready().map(|_| ())
     }
 
     /// The settings.
@@ -730,8 +776,13 @@ impl Executor {
 
     /// The containment mechanism in use: [`Containment::Cgroup`] or
     /// [`Containment::ProcessTree`].
+    ///
+    /// Sets up a [deferred](Executor::deferred) executor first;
+    /// [`Containment::ProcessTree`] if that fails.
     pub fn containment(&self) -> Containment {
-        self.inner.backend.kind()
+        self.inner
+            .ready()
+            .map_or(Containment::ProcessTree, |ready| ready.backend.kind())
     }
 
     /// Runs one command to its end (exit, timeout) and returns what it printed.
@@ -918,6 +969,56 @@ async fn pump<R: AsyncRead + Unpin>(reader: Option<R>, mut sink: impl FnMut(&[u8
 }
 
 impl Inner {
+    /// What the first command needs, set up once.
+    fn ready(&self) -> io::Result<&Ready> {
+        if let Some(ready) = self.ready.get() {
+            return Ok(ready);
+        }
+        let _one = self.setting_up.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(ready) = self.ready.get() {
+            return Ok(ready);
+        }
+        let ready = self.set_up(true)?;
+        Ok(self.ready.get_or_init(|| ready))
+    }
+
+    /// The spill directory (made here when `make_dir`), the containment
+    /// and the watchdog. On an error, what this made is removed.
+    fn set_up(&self, make_dir: bool) -> io::Result<Ready> {
+        if make_dir {
+            let base = self.spill_dir.parent().unwrap_or(Path::new("/"));
+            sweep_kept_spill_dirs(base, KEPT_SPILL_LIFETIME);
+            DirBuilder::new().mode(0o700).create(&self.spill_dir)?;
+            // The umask can only remove bits; make sure anyway.
+            if let Err(e) = fs::set_permissions(&self.spill_dir, fs::Permissions::from_mode(0o700))
+            {
+                let _ = fs::remove_dir(&self.spill_dir);
+                return Err(e);
+            }
+        }
+        let undo = || {
+            if make_dir {
+                let _ = fs::remove_dir_all(&self.spill_dir);
+            }
+        };
+        let backend = Backend::new(self.config.containment, &self.tag).inspect_err(|_| undo())?;
+        let watchdog = if self.config.watchdog {
+            // Kept spill files are not the watchdog's to remove.
+            let spill = (!self.config.keep_spill_files).then_some(self.spill_dir.as_path());
+            match Watchdog::start(backend.cgroup_root(), &marker_name(&self.tag), spill) {
+                Ok(watchdog) => Some(watchdog),
+                Err(e) => {
+                    backend.cleanup(Duration::from_secs(1));
+                    undo();
+                    return Err(e);
+                }
+            }
+        } else {
+            None
+        };
+        Ok(Ready { backend, watchdog })
+    }
+
     /// A fresh call number (names spill files and cgroups).
     pub(crate) fn next_call(&self) -> u64 {
         self.next_call.fetch_add(1, Ordering::Relaxed)
@@ -1048,6 +1149,11 @@ impl Inner {
             stderr: err_writer,
         } = stdio;
         let spawn_error = |e| ExecError::io(ErrorKind::Spawn, "could not start bash", e);
+        // Before anything of the call exists: the spill directory (the
+        // confined temp directory is in it), the cgroup, the watchdog.
+        let Ready { backend, .. } = self.ready().map_err(|e| {
+            ExecError::io(ErrorKind::Spawn, "could not set up the bash executor", e)
+        })?;
         // Built before the fork: the child only applies it.
         let applied = self.confinement(confine)?;
         let confinement = applied.as_ref().map(|a| a.plan.clone());
@@ -1055,8 +1161,8 @@ impl Inner {
         // has reads denied keeps its own.
         let confined = applied.as_ref().is_some_and(|a| a.mode.is_some());
         let mode = applied;
-        let mut prepared = self.backend.prepare(call, &self.tag);
-        if self.backend.clone3_allowed() {
+        let mut prepared = backend.prepare(call, &self.tag);
+        if backend.clone3_allowed() {
             if let Some(dir) = prepared.cgroup_dir() {
                 let mut plan =
                     self.plan(command, cwd, terminal, out_writer, err_writer, confined)?;
@@ -1090,7 +1196,7 @@ impl Inner {
                             prepared.discard();
                             return Err(spawn_error(e));
                         }
-                        self.backend.refuse_clone3();
+                        backend.refuse_clone3();
                     }
                 }
             }
@@ -1135,7 +1241,7 @@ impl Inner {
         };
         if prepared.is_cgroup() && prepared.open_procs().is_err() {
             prepared.discard();
-            self.backend.mark_cgroup_broken();
+            backend.mark_cgroup_broken();
             prepared = Prepared::tree(call, &self.tag);
         }
         let was_cgroup = prepared.is_cgroup();
@@ -1146,7 +1252,7 @@ impl Inner {
                 prepared.discard();
                 match attempt(Prepared::tree(call, &self.tag)) {
                     Ok((child, contained)) => {
-                        self.backend.mark_cgroup_broken();
+                        backend.mark_cgroup_broken();
                         Ok((child, contained, mode))
                     }
                     Err((_, _)) => Err(spawn_error(e)),
@@ -1494,7 +1600,10 @@ impl Drop for Inner {
             Err(poisoned) => std::mem::take(poisoned.into_inner()),
         };
         tasks.kill_all_blocking(Duration::from_secs(1));
-        self.backend.cleanup(Duration::from_secs(1));
+        let ready = self.ready.take();
+        if let Some(ready) = &ready {
+            ready.backend.cleanup(Duration::from_secs(1));
+        }
         if self.config.keep_spill_files {
             // Nothing to keep when nothing was cut.
             let _ = fs::remove_dir(&self.spill_dir);
@@ -1502,7 +1611,7 @@ impl Drop for Inner {
             let _ = fs::remove_dir_all(&self.spill_dir);
         }
         // Last: everything is cleaned up, the watchdog can stand down.
-        drop(self.watchdog.take());
+        drop(ready.and_then(|ready| ready.watchdog));
     }
 }
 
@@ -1622,7 +1731,7 @@ mod tests {
         let Ok(executor) = Executor::new(config) else {
             return; // no cgroup v2 here
         };
-        executor.inner.backend.refuse_clone3();
+        executor.inner.ready().unwrap().backend.refuse_clone3();
         let out = executor
             .run(RunRequest::new(
                 "setsid sleep 1000 & echo $!; grep '^0::' /proc/self/cgroup",

@@ -156,6 +156,11 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 approver,
                 HarnessOptions::default().keep_spill_files(true),
             )?;
+            // The call is about to run a command: a machine where the bash
+            // executor cannot be set up is a usage error, as before any call.
+            pipeline
+                .set_up_executor()
+                .map_err(|e| UsageError(e.to_string()))?;
             // Outermost, so nobody is asked to approve a call that is then refused.
             pipeline.registry().use_middleware_first(NoBackgroundTasks);
             let raw = read_arguments(args)?;
