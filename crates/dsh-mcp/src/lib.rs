@@ -31,6 +31,8 @@
 
 pub mod upstream;
 
+mod http;
+pub use crate::http::{serve_http, Caller, HttpAccess, Principal};
 pub use upstream::{
     Proxy, ProxyError, ProxyOptions, UpstreamConfig, UpstreamSandbox, UpstreamTransport,
 };
@@ -208,6 +210,15 @@ impl ServerHandler for McpServer {
         let mut exec =
             ToolExecution::new(call_id(&context.id), request.name.to_string(), arguments)
                 .with_cancel(context.ct.clone());
+        // Over HTTP, the authenticated principal is the call's agent: what
+        // it starts is its own.
+        if let Some(caller) = context
+            .extensions
+            .get::<::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::http::Caller>())
+        {
+            exec = exec.with_agent(caller.0.clone());
+        }
         let token = context.meta.get_progress_token();
         let progress = token.as_ref().map(|_| ToolProgress::new());
         if let Some(progress) = &progress {

@@ -44,6 +44,8 @@ pub enum Command {
         options: PipelineOptions,
         #[command(flatten)]
         upstreams: UpstreamOptions,
+        #[command(flatten)]
+        http: HttpOptions,
     },
     /// Print the effective settings, the files read, and the file each rule came from
     Settings {
@@ -203,6 +205,30 @@ impl Command {
             Command::Acp { .. } => &["acp"],
         }
     }
+}
+
+/// `dsh mcp --http`: streamable HTTP instead of stdio.
+#[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
+pub struct HttpOptions {
+    /// Serve MCP over streamable HTTP at http://ADDR/mcp (e.g.
+    /// 127.0.0.1:8787) instead of on stdio; GET /healthz answers without
+    /// authentication
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Accepted bearer tokens, one per line as NAME:TOKEN (the name is the
+    /// principal whose calls they are); without it, DSH_MCP_TOKEN, else a
+    /// generated token written to a 0600 file in the state directory
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<PathBuf>,
+    /// Accept requests without a token (a loopback address only)
+    #[arg(long, requires = "http")]
+    pub allow_unauthenticated: bool,
+    /// A Host the requests may name besides the loopback names (repeatable)
+    #[arg(long, value_name = "HOST", requires = "http")]
+    pub allowed_host: Vec<String>,
+    /// A browser Origin allowed to call (scheme://host:port, repeatable)
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allowed_origin: Vec<String>,
 }
 
 /// The MCP servers `dsh mcp` fronts.

@@ -34,7 +34,7 @@ fn main() -> ExitCode {
     let path = command.path();
     // `dsh mcp` serves one session, all I/O: on one thread, a request, its
     // upstream hop and its answer cost no wake-up of another thread.
-    let built = if matches!(command, Command::Mcp { .. }) {
+    let built = if matches!(&command, Command::Mcp { http, .. } if http.http.is_none()) {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -58,6 +58,141 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The listener and who may call, for `dsh mcp --http ADDR`.
+async fn http_listener(
+    addr: &str,
+    options: &cli::HttpOptions,
+) -> Result<(tokio::net::TcpListener, dsh_mcp::HttpAccess), UsageError> {
+    let address: std::net::SocketAddr = addr.parse().map_err(|e| {
+        UsageError(format!(
+            "--http {addr:?} is not an address (e.g. 127.0.0.1:8787): {e}"
+        ))
+    })?;
+    let tokens = if let Some(file) = &options.token_file {
+        if options.allow_unauthenticated {
+            return Err(UsageError(
+                "--allow-unauthenticated and --token-file contradict each other".into(),
+            ));
+        }
+        token_file(file)?
+    } else if let Some(token) = std::env::var("DSH_MCP_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())
+    {
+        vec![dsh_mcp::Principal {
+            name: "default".into(),
+            token,
+        }]
+    } else if options.allow_unauthenticated {
+        if !address.ip().is_loopback() {
+            return Err(UsageError(format!(
+                "--allow-unauthenticated is refused on {address}: only a loopback address may serve without a token"
+            )));
+        }
+        Vec::new()
+    } else {
+        vec![dsh_mcp::Principal {
+            name: "default".into(),
+            token: generated_token()?,
+        }]
+    };
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| UsageError(format!("cannot listen on {address}: {e}")))?;
+    let bound = listener.local_addr().map_or(address, |a| a);
+    let _ = writeln!(io::stderr(), "dsh mcp: serving MCP at http://{bound}/mcp");
+    Ok((
+        listener,
+        dsh_mcp::HttpAccess {
+            tokens,
+            allowed_hosts: options.allowed_host.clone(),
+            allowed_origins: options.allowed_origin.clone(),
+        },
+    ))
+}
+
+/// `NAME:TOKEN` lines (blank lines and `#` comments skipped).
+fn token_file(file: &std::path::Path) -> Result<Vec<dsh_mcp::Principal>, UsageError> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        UsageError(format!(
+            "cannot read the token file {}: {e}",
+            file.display()
+        ))
+    })?;
+    let mut tokens = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match line.split_once(':') {
+            Some((name, token)) if !name.trim().is_empty() && token.trim().len() >= 16 => tokens
+                .push(dsh_mcp::Principal {
+                    name: name.trim().into(),
+                    token: token.trim().into(),
+                }),
+            _ => {
+                // The line is not shown: it may hold a token.
+                return Err(UsageError(format!(
+                    "{} line {}: not NAME:TOKEN with a token of 16 characters or more",
+                    file.display(),
+                    n + 1
+                )));
+            }
+        }
+    }
+    if tokens.is_empty() {
+        return Err(UsageError(format!(
+            "the token file {} holds no token",
+            file.display()
+        )));
+    }
+    Ok(tokens)
+}
+
+/// A new random token, written to a 0600 file in the state directory
+/// (`$XDG_STATE_HOME/dsh`, else `~/.local/state/dsh`), whose path goes to stderr.
+fn generated_token() -> Result<String, UsageError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| UsageError(format!("cannot make a token: {e}")))?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = std::env::var_os("XDG_STATE_HOME")
+        .map(std::path::PathBuf::from)
+        .filter(|d| d.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/state"))
+        })
+        .ok_or_else(|| {
+            UsageError(
+                "no state directory for the token: set HOME, XDG_STATE_HOME or DSH_MCP_TOKEN"
+                    .into(),
+            )
+        })?
+        .join("dsh");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| UsageError(format!("cannot create {}: {e}", dir.display())))?;
+    let path = dir.join("mcp-token");
+    let _ = std::fs::remove_file(&path);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?;
+    file.write_all(format!("{token}\n").as_bytes())
+        .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?;
+    let _ = writeln!(
+        io::stderr(),
+        "dsh mcp: the bearer token is in {}",
+        path.display()
+    );
+    Ok(token)
 }
 
 /// Writes `value` on stdout as pretty JSON and a newline, in one write, and
@@ -95,8 +230,16 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             });
             Ok(print_json(&output, ExitCode::SUCCESS))
         }
-        Command::Mcp { options, upstreams } => {
+        Command::Mcp {
+            options,
+            upstreams,
+            http,
+        } => {
             let configs = upstream_configs(&upstreams)?;
+            let listen = match &http.http {
+                Some(addr) => Some(http_listener(addr, &http).await?),
+                None => None,
+            };
             if upstreams.no_builtin && configs.is_empty() {
                 return Err(UsageError(
                     "--no-builtin leaves nothing to serve: give --mcp-config FILE or -- UPSTREAM_CMD".into(),
@@ -121,7 +264,13 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             if let Some(proxy) = &proxy {
                 server = server.with_proxy(proxy.clone());
             }
-            let served = dsh_mcp::serve_stdio(server).await;
+            let served = match listen {
+                Some((listener, access)) => {
+                    let stop = dsh_tools::CancellationToken::new();
+                    dsh_mcp::serve_http(server, listener, access, stop, true).await
+                }
+                None => dsh_mcp::serve_stdio(server).await,
+            };
             if let Some(proxy) = proxy {
                 proxy.shutdown().await;
             }
