@@ -9,6 +9,8 @@
 //! Built on `rmcp`, the official Rust SDK, which speaks both protocol
 //! generations: the `initialize` handshake (2025-06-18, 2025-11-25) and the
 //! stateless 2026-07-28 revision (`server/discover`, per-request `_meta`).
+//! It serves on stdio ([`serve_stdio`]) or over streamable HTTP behind bearer
+//! tokens ([`serve_http`], `dsh mcp --http`; see the `http` module).
 //!
 //! | MCP | the pipeline |
 //! |---|---|
