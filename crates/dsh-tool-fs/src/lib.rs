@@ -259,11 +259,14 @@ pub(crate) fn failure(message: String) -> ToolError {
     ToolError::new(ErrorCode::ToolError, message)
 }
 
-/// Runs file system work off the async threads.
+/// Runs file system work off the async threads. A panic in it is the
+/// call's panic (the registry reports it as such), not a failure message.
 pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
 ) -> Result<T, ToolError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| failure(format!("the file operation failed: {e}")))?
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => result,
+        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+        Err(err) => Err(failure(format!("the file operation did not run: {err}"))),
+    }
 }

@@ -176,7 +176,7 @@ impl Tool for GlobTool {
     async fn call(&self, args: GlobArgs, ctx: ToolContext) -> Result<Vec<ContentBlock>, ToolError> {
         let tools = self.tools.clone();
         let cancel = ctx.cancel_token();
-        let text = off_runtime(move || glob(&tools, &args, &cancel)).await?;
+        let text = crate::blocking(move || glob(&tools, &args, &cancel)).await?;
         Ok(vec![ContentBlock::text(text)])
     }
 
@@ -249,7 +249,7 @@ impl Tool for GrepTool {
     async fn call(&self, args: GrepArgs, ctx: ToolContext) -> Result<Vec<ContentBlock>, ToolError> {
         let tools = self.tools.clone();
         let cancel = ctx.cancel_token();
-        let text = off_runtime(move || grep(&tools, &args, &cancel)).await?;
+        let text = crate::blocking(move || grep(&tools, &args, &cancel)).await?;
         Ok(vec![ContentBlock::text(text)])
     }
 
@@ -272,17 +272,6 @@ impl Tool for GrepTool {
 }
 
 /// Runs a walk on the blocking pool; its panic is the call's panic.
-async fn off_runtime<F>(f: F) -> Result<String, ToolError>
-where
-    F: FnOnce() -> Result<String, ToolError> + Send + 'static,
-{
-    match tokio::task::spawn_blocking(f).await {
-        Ok(result) => result,
-        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
-        Err(err) => Err(ToolError::msg(format!("the search did not run: {err}"))),
-    }
-}
-
 fn invalid(message: impl Into<String>) -> ToolError {
     ToolError::new(
         ErrorCode::InvalidArgs,
