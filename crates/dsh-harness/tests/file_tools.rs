@@ -342,3 +342,30 @@ async fn hooks_see_claude_codes_names_and_input_shapes() {
     // The read did not match the hook.
     assert_eq!(lines.lines().count(), 1, "{lines}");
 }
+
+#[tokio::test]
+async fn accept_edits_does_not_follow_a_link_out_of_the_working_directory() {
+    // The policy places the path where it lands on disk: a link inside the
+    // project to a file outside it is an edit outside, and asks; with
+    // nobody to ask, nothing is written.
+    let dir = TempDir::new("link-out");
+    std::os::unix::fs::symlink(dir.0.join("outside.txt"), dir.proj().join("inside.txt")).unwrap();
+    let p = pipeline(&dir, json!({}), Mode::AcceptEdits);
+    call(&p, "read", json!({"file_path": "inside.txt"})).await;
+    let refused = call(
+        &p,
+        "write",
+        json!({"file_path": "inside.txt", "content": "changed\n"}),
+    )
+    .await;
+    assert_eq!(
+        refused.code(),
+        Some(ErrorCode::ApprovalUnavailable),
+        "{}",
+        text(&refused)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.0.join("outside.txt")).unwrap(),
+        "outside\n"
+    );
+}
