@@ -18,7 +18,7 @@
 //! | `tools/call` | [`ToolRegistry::execute`] with the JSON-RPC request id as the call id; a failure of the pipeline also carries `_meta: {"dsh/error": {"name", "code"}}` (`INVALID_ARGS`, `PERMISSION_DENIED`, …) |
 //! | `notifications/cancelled` | the call's cancellation token: the call is aborted and a command's whole process tree killed |
 //! | a request's `progressToken` | `notifications/progress` every second once a call has run for a second (seconds elapsed; bytes of output so far in the message), so clients do not time out on a long build |
-//! | an *ask* verdict | a form (allow once / allow always / reject / reject always, the command shown) when the client declared elicitation: an `elicitation/create` request in a session that began with `initialize`, an `input_required` result the client answers by retrying in the stateless revision; else `APPROVAL_UNAVAILABLE`, naming the rule that would allow the call |
+//! | an *ask* verdict | a form (allow once / allow always / reject / reject always, the command shown) when the client declared elicitation: an `elicitation/create` request in a session that began with `initialize`, an `input_required` result the client answers by retrying in the stateless revision, with a `requestState` sealed for the caller and the exact call that is accepted once, within ten minutes (anything else: `invalid_params`, nothing run); else `APPROVAL_UNAVAILABLE`, naming the rule that would allow the call |
 //! | registry changes | `notifications/tools/list_changed` |
 //! | stdin end-of-file, SIGTERM, SIGINT | the session ends; the caller drops the pipeline, whose executor kills what it started |
 //!
@@ -33,12 +33,14 @@
 
 pub mod upstream;
 
+mod approval_state;
 mod http;
 pub use crate::http::{serve_http, Caller, HttpAccess, Principal};
 pub use upstream::{
     Proxy, ProxyError, ProxyOptions, UpstreamConfig, UpstreamSandbox, UpstreamTransport,
 };
 
+use crate::approval_state::{ApprovalSeal, StateRefusal, APPROVAL_TTL};
 use dsh_policy::{ApprovalAnswer, ApprovalRequest, Approver, PermissionMiddleware};
 use dsh_tools::{
     ContentBlock, RegistryChange, ToolExecution, ToolFormat, ToolProgress, ToolRegistry,
@@ -63,6 +65,8 @@ pub struct McpServer {
     instructions: Option<String>,
     permissions: Option<PermissionMiddleware>,
     proxy: Option<Arc<Proxy>>,
+    /// Seals the `requestState` of approval rounds in the stateless revision.
+    seal: Option<Arc<ApprovalSeal>>,
 }
 
 impl McpServer {
@@ -73,6 +77,9 @@ impl McpServer {
             instructions: None,
             permissions: None,
             proxy: None,
+            // Without randomness no round can be sealed: stateless clients
+            // are then told approval is unavailable (fail closed).
+            seal: ApprovalSeal::new(APPROVAL_TTL).ok().map(Arc::new),
         }
     }
 
@@ -209,17 +216,47 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let mut exec =
-            ToolExecution::new(call_id(&context.id), request.name.to_string(), arguments)
-                .with_cancel(context.ct.clone());
         // Over HTTP, the authenticated principal is the call's agent: what
         // it starts is its own.
-        if let Some(caller) = context
+        let caller = context
             .extensions
             .get::<::http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<crate::http::Caller>())
-        {
-            exec = exec.with_agent(caller.0.clone());
+            .map(|caller| caller.0.clone());
+        // No `initialize`: the stateless revision, which has no server-to-client requests.
+        let stateless = context.peer.peer_info().is_none();
+        // A stateless client can be asked only with a sealed round.
+        let elicits = context
+            .client_capabilities()
+            .is_some_and(|c| c.elicitation.is_some())
+            && (!stateless || self.seal.is_some());
+        let responses = request.input_responses.unwrap_or_default();
+        if !responses.is_empty() {
+            // Answers count only with the state this server sealed for this
+            // caller and this call; nothing runs otherwise.
+            let redeemed = match &self.seal {
+                Some(seal) => seal.redeem(
+                    request.request_state.as_deref(),
+                    caller.as_deref(),
+                    &request.name,
+                    &arguments,
+                ),
+                None => Err(StateRefusal::NotThisCall),
+            };
+            if let Err(refusal) = redeemed {
+                return Err(ErrorData::invalid_params(
+                    format!("approval answer not accepted: {refusal}"),
+                    None,
+                ));
+            }
+        }
+        // Kept to seal a question about this call, should one be needed.
+        let asked_about = (stateless && elicits).then(|| arguments.clone());
+        let mut exec =
+            ToolExecution::new(call_id(&context.id), request.name.to_string(), arguments)
+                .with_cancel(context.ct.clone());
+        if let Some(caller) = &caller {
+            exec = exec.with_agent(caller.clone());
         }
         let token = context.meta.get_progress_token();
         let progress = token.as_ref().map(|_| ToolProgress::new());
@@ -228,12 +265,9 @@ impl ServerHandler for McpServer {
         }
         let approval = Arc::new(CallApproval {
             peer: context.peer.clone(),
-            elicits: context
-                .client_capabilities()
-                .is_some_and(|c| c.elicitation.is_some()),
-            // No `initialize`: the stateless revision, which has no server-to-client requests.
-            stateless: context.peer.peer_info().is_none(),
-            responses: request.input_responses.unwrap_or_default(),
+            elicits,
+            stateless,
+            responses,
             needed: Mutex::new(None),
             progress_token: token.clone(),
         });
@@ -265,19 +299,27 @@ impl ServerHandler for McpServer {
                 }
             },
         };
-        if let Some(question) = approval.take_needed() {
+        if let Some(form) = approval.take_needed() {
             // Nothing ran: the permission layer asked before dispatch. The
-            // client asks its user and retries with the answer.
-            let request: ElicitRequest = serde_json::from_value(serde_json::json!({
+            // client asks its user and retries with the answer and the
+            // sealed state.
+            let question: ElicitRequest = serde_json::from_value(serde_json::json!({
                 "method": "elicitation/create",
-                "params": question,
+                "params": form,
             }))
             .map_err(|err| ErrorData::internal_error(format!("cannot ask: {err}"), None))?;
             let mut requests = InputRequests::new();
-            requests.insert(APPROVAL_KEY.to_owned(), InputRequest::Elicitation(request));
-            return Ok(CallToolResponse::InputRequired(
-                InputRequiredResult::from_input_requests(requests),
-            ));
+            requests.insert(APPROVAL_KEY.to_owned(), InputRequest::Elicitation(question));
+            // `elicits` held for a stateless call only with a seal.
+            let sealed = self
+                .seal
+                .as_ref()
+                .zip(asked_about.as_ref())
+                .map(|(seal, arguments)| seal.seal(caller.as_deref(), &request.name, arguments));
+            return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                Some(requests),
+                sealed,
+            )));
         }
         let content = result.content.into_iter().map(mcp_content).collect();
         let mut answer = if result.is_error {

@@ -603,8 +603,14 @@ async fn a_server_killed_with_sigkill_leaves_nothing_behind() {
 }
 
 /// A stateless (2026-07-28) `tools/call` of `bash` on `command`, with the
-/// client's capabilities and, on a retry, its answers.
-fn stateless_call(id: u64, command: &str, capabilities: Value, answers: Option<Value>) -> Value {
+/// client's capabilities and, on a retry, its answers and the state the
+/// server sealed.
+fn stateless_call(
+    id: u64,
+    command: &str,
+    capabilities: Value,
+    answers: Option<(Value, Option<&Value>)>,
+) -> Value {
     let mut params = json!({
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -614,8 +620,11 @@ fn stateless_call(id: u64, command: &str, capabilities: Value, answers: Option<V
         "name": "bash",
         "arguments": {"command": command},
     });
-    if let Some(answers) = answers {
+    if let Some((answers, state)) = answers {
         params["inputResponses"] = answers;
+        if let Some(state) = state {
+            params["requestState"] = state.clone();
+        }
     }
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
@@ -629,13 +638,16 @@ fn in_the_stateless_revision_an_ask_is_an_input_required_round() {
     let mut input = server.stdin.take().unwrap();
     let mut lines = std::io::BufReader::new(server.stdout.take().unwrap()).lines();
     let elicits = json!({"elicitation": {}});
+    let mut ask = |id: u64, command: &str| {
+        send(
+            &mut input,
+            stateless_call(id, command, elicits.clone(), None),
+        );
+        answer(&mut lines, id)["result"].clone()
+    };
 
     // No answer yet: the server asks, and nothing runs.
-    send(
-        &mut input,
-        stateless_call(1, "touch made", elicits.clone(), None),
-    );
-    let asked = answer(&mut lines, 1)["result"].clone();
+    let asked = ask(1, "touch made");
     assert_eq!(asked["resultType"], json!("input_required"), "{asked}");
     let question = &asked["inputRequests"]["dsh_approval"];
     assert_eq!(question["method"], json!("elicitation/create"), "{asked}");
@@ -645,35 +657,73 @@ fn in_the_stateless_revision_an_ask_is_an_input_required_round() {
             .is_some_and(|m| m.contains("touch made")),
         "{asked}"
     );
+    let state = asked["requestState"].clone();
+    assert!(state.is_string(), "no requestState: {asked}");
+    assert!(!dir.0.join("made").exists());
+    let second = ask(2, "touch made")["requestState"].clone();
+    let other_call = ask(3, "touch other")["requestState"].clone();
+
+    let allow =
+        json!({"dsh_approval": {"action": "accept", "content": {"decision": "allow once"}}});
+    let reject = json!({"dsh_approval": {"action": "accept", "content": {"decision": "reject"}}});
+    let mut retry = |id: u64, command: &str, answers: &Value, state: Option<&Value>| {
+        send(
+            &mut input,
+            stateless_call(id, command, elicits.clone(), Some((answers.clone(), state))),
+        );
+        answer(&mut lines, id)
+    };
+    let refused_with = |reply: &Value, why: &str| {
+        assert_eq!(reply["error"]["code"], json!(-32602), "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(why)),
+            "{reply}"
+        );
+    };
+
+    // Answers without the state, with an altered one, or with the state of
+    // another call: refused, nothing runs.
+    refused_with(
+        &retry(4, "touch made", &allow, None),
+        "without the requestState",
+    );
+    let altered = json!(format!("{}x", state.as_str().unwrap()));
+    refused_with(
+        &retry(5, "touch made", &allow, Some(&altered)),
+        "not sealed by this server",
+    );
+    refused_with(
+        &retry(6, "touch made", &allow, Some(&other_call)),
+        "this exact call",
+    );
     assert!(!dir.0.join("made").exists());
 
     // The retry carries a rejection: refused, nothing runs.
-    let reject = json!({"dsh_approval": {"action": "accept", "content": {"decision": "reject"}}});
-    send(
-        &mut input,
-        stateless_call(2, "touch made", elicits.clone(), Some(reject)),
-    );
-    let refused = answer(&mut lines, 2)["result"].clone();
+    let refused = retry(7, "touch made", &reject, Some(&state))["result"].clone();
     assert_eq!(refused["isError"], json!(true), "{refused}");
     assert!(!dir.0.join("made").exists());
 
     // The retry carries an approval: the call runs.
-    let allow =
-        json!({"dsh_approval": {"action": "accept", "content": {"decision": "allow once"}}});
-    send(
-        &mut input,
-        stateless_call(3, "touch made", elicits, Some(allow)),
-    );
-    let ran = answer(&mut lines, 3)["result"].clone();
+    let ran = retry(8, "touch made", &allow, Some(&second))["result"].clone();
     assert_eq!(ran["isError"], json!(false), "{ran}");
     assert!(dir.0.join("made").exists());
+
+    // The same approval again: replayed, refused, nothing runs.
+    std::fs::remove_file(dir.0.join("made")).unwrap();
+    refused_with(
+        &retry(9, "touch made", &allow, Some(&second)),
+        "already used",
+    );
+    assert!(!dir.0.join("made").exists());
 
     // A client that cannot show a form: fails closed, naming the rule.
     send(
         &mut input,
-        stateless_call(4, "touch other", json!({}), None),
+        stateless_call(10, "touch other", json!({}), None),
     );
-    let closed = answer(&mut lines, 4)["result"].clone();
+    let closed = answer(&mut lines, 10)["result"].clone();
     assert_eq!(closed["isError"], json!(true), "{closed}");
     assert!(
         closed["content"][0]["text"]
