@@ -128,6 +128,7 @@ pub struct PipelineOptions {
     no_user_settings: bool,
     settings_only: bool,
     remember_always: bool,
+    max_tasks_per_agent: Option<usize>,
 }
 
 impl PipelineOptions {
@@ -185,6 +186,13 @@ impl PipelineOptions {
         self
     }
 
+    /// At most `max` live background tasks and interactive sessions per
+    /// agent (`dsh mcp --http`: per principal).
+    pub fn max_tasks_per_agent(mut self, max: usize) -> Self {
+        self.max_tasks_per_agent = Some(max);
+        self
+    }
+
     /// Registers no first-party tool (`dsh mcp --no-builtin`: the
     /// upstreams' tools alone, behind the same middleware).
     pub fn without_builtin_tools(mut self, without: bool) -> Self {
@@ -238,6 +246,7 @@ impl Pipeline {
         let (settings, sources) = Settings::merge(layers);
         let config = ExecutorConfig {
             keep_spill_files: options.keep_spill_files,
+            max_tasks_per_agent: options.max_tasks_per_agent.unwrap_or(usize::MAX),
             sandbox: sandbox_policy(&settings, &cwd),
             sandbox_dirs: settings
                 .permissions

@@ -14,7 +14,15 @@
 //! - The `Host` header must name a loopback host unless more are allowed
 //!   (a DNS-rebinding guard), and a browser's `Origin` must be one allowed;
 //!   both are rmcp's checks, configured here.
-//! - SIGTERM or SIGINT stops accepting connections and ends the sessions.
+//! - Limits: a request body over [`HttpLimits::max_body_bytes`] is a 413
+//!   (read only after authentication), a body not received within
+//!   [`HttpLimits::body_timeout`] a 408, and a connection that sends no
+//!   complete request head within [`HttpLimits::idle_timeout`] (a slow head,
+//!   or an idle keep-alive) is closed.
+//! - With [`HttpAccess::tls`], every connection is TLS (rustls).
+//! - SIGTERM or SIGINT (or `stop`) stops accepting connections and new
+//!   calls, lets running calls finish for [`HttpLimits::shutdown_grace`],
+//!   then ends the sessions, which cancels what is left.
 
 use crate::{McpServer, ServeError};
 use bytes::Bytes;
@@ -24,8 +32,81 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+/// How much a request may carry and how long a client may take.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpLimits {
+    /// Largest request body. Default: 4 MiB.
+    pub max_body_bytes: usize,
+    /// Longest wait for a request body once its head arrived. Default: 30 s.
+    pub body_timeout: Duration,
+    /// Longest wait for a complete request head, idle keep-alive included,
+    /// and for a TLS handshake. Default: 30 s.
+    pub idle_timeout: Duration,
+    /// How long running calls may go on once shutting down. Default: 10 s.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            max_body_bytes: 4 * 1024 * 1024,
+            body_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A TLS server configuration for every connection.
+#[derive(Clone)]
+pub struct Tls(pub tokio_rustls::TlsAcceptor);
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tls")
+    }
+}
+
+impl Tls {
+    /// Reads a PEM certificate chain and its PEM private key.
+    ///
+    /// # Errors
+    /// A message naming the file and what is wrong with it.
+    pub fn from_pem_files(cert: &std::path::Path, key: &std::path::Path) -> Result<Tls, String> {
+        use tokio_rustls::rustls;
+        use tokio_rustls::rustls::pki_types::pem::PemObject;
+        use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let chain = CertificateDer::pem_file_iter(cert)
+            .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| format!("cannot read the certificate {}: {e}", cert.display()))?;
+        if chain.is_empty() {
+            return Err(format!("{} holds no PEM certificate", cert.display()));
+        }
+        let private = PrivateKeyDer::from_pem_file(key)
+            .map_err(|e| format!("cannot read the private key {}: {e}", key.display()))?;
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS: {e}"))?
+            .with_no_client_auth()
+            .with_single_cert(chain, private)
+            .map_err(|e| {
+                format!(
+                    "the key {} does not go with the certificate {}: {e}",
+                    key.display(),
+                    cert.display()
+                )
+            })?;
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(Tls(tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(
+            config,
+        ))))
+    }
+}
 
 /// Who may call, and from where.
 #[derive(Debug, Clone, Default)]
@@ -37,6 +118,10 @@ pub struct HttpAccess {
     pub allowed_hosts: Vec<String>,
     /// Browser origins allowed (`scheme://host:port`) besides loopback ones.
     pub allowed_origins: Vec<String>,
+    /// Request size and time limits, and the shutdown grace.
+    pub limits: HttpLimits,
+    /// Serve TLS instead of plain HTTP.
+    pub tls: Option<Tls>,
 }
 
 /// A bearer token and the name of whoever holds it.
@@ -185,12 +270,17 @@ pub async fn serve_http(
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins);
-    config.cancellation_token = stop.child_token();
+    // Sessions end after running calls had their grace, not at the signal.
+    let sessions = CancellationToken::new();
+    config.cancellation_token = sessions.clone();
+    let draining = server.clone();
     let service = Arc::new(StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
         config,
     ));
+    let limits = access.limits;
+    let tls = access.tls.clone();
     let access = Arc::new(access);
     if on_signals {
         let stop = stop.clone();
@@ -209,56 +299,140 @@ pub async fn serve_http(
             stop.cancel();
         });
     }
-    loop {
+    let connections = tokio_util::task::TaskTracker::new();
+    let failed = loop {
         let (stream, _) = tokio::select! {
-            _ = stop.cancelled() => return Ok(()),
+            _ = stop.cancelled() => break None,
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 // A connection that failed before it was accepted is its own.
                 Err(err) if is_per_connection(&err) => continue,
-                Err(err) => return Err(ServeError(format!("cannot accept connections: {err}"))),
+                Err(err) => break Some(ServeError(format!("cannot accept connections: {err}"))),
             },
         };
-        let (service, access, stop) = (service.clone(), access.clone(), stop.clone());
-        let handler =
-            hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
-                let (service, access) = (service.clone(), access.clone());
-                async move {
-                    let path = request.uri().path().to_owned();
-                    if path == "/healthz" {
-                        return Ok::<_, Infallible>(if request.method() == Method::GET {
-                            plain(StatusCode::OK, "ok")
-                        } else {
-                            plain(StatusCode::METHOD_NOT_ALLOWED, "GET only")
-                        });
-                    }
-                    if path != "/mcp" {
-                        return Ok(plain(
-                            StatusCode::NOT_FOUND,
-                            "not found: the MCP endpoint is /mcp",
-                        ));
-                    }
-                    match authenticate(&access, &request) {
-                        Err(refused) => Ok(refused.response()),
-                        Ok(principal) => {
-                            if let Some(name) = principal {
-                                request.extensions_mut().insert(Caller(name));
-                            }
-                            Ok(service.handle(request).await)
-                        }
-                    }
+        let (service, access, stop, tls) =
+            (service.clone(), access.clone(), stop.clone(), tls.clone());
+        let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+            let (service, access) = (service.clone(), access.clone());
+            async move { Ok::<_, Infallible>(route(&service, &access, request).await) }
+        });
+        connections.spawn(async move {
+            match tls {
+                None => serve_connection(stream, handler, &stop, limits).await,
+                Some(Tls(acceptor)) => {
+                    // A handshake that never completes holds nothing for long.
+                    let Ok(Ok(stream)) =
+                        tokio::time::timeout(limits.idle_timeout, acceptor.accept(stream)).await
+                    else {
+                        return;
+                    };
+                    serve_connection(stream, handler, &stop, limits).await;
                 }
-            });
-        tokio::spawn(async move {
-            let connection = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => {}
-                _ = stop.cancelled() => connection.as_mut().graceful_shutdown(),
             }
         });
+    };
+    drop(listener);
+    // No new connection or call; running calls get their grace, then the
+    // sessions end (cancelling what is left) and connections close.
+    connections.close();
+    let started = tokio::time::Instant::now();
+    draining.drain(limits.shutdown_grace).await;
+    // The answers of calls that just ended are still on their way out.
+    let flush = limits
+        .shutdown_grace
+        .saturating_sub(started.elapsed())
+        .min(Duration::from_secs(1));
+    let _ = tokio::time::timeout(flush, connections.wait()).await;
+    sessions.cancel();
+    let _ = tokio::time::timeout(Duration::from_secs(2), connections.wait()).await;
+    failed.map_or(Ok(()), Err)
+}
+
+/// Serves one connection until it closes or, once `stop` is cancelled,
+/// until its request in flight is answered.
+async fn serve_connection<IO, S>(io: IO, handler: S, stop: &CancellationToken, limits: HttpLimits)
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    S: hyper::service::HttpService<hyper::body::Incoming, ResBody = Body> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(limits.idle_timeout);
+    let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(io), handler);
+    let mut connection = std::pin::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => return,
+        _ = stop.cancelled() => connection.as_mut().graceful_shutdown(),
     }
+    let _ = connection.await;
+}
+
+/// Answers one request: the health check, or an authenticated MCP request
+/// with a body within the limits.
+async fn route(
+    service: &StreamableHttpService<McpServer, LocalSessionManager>,
+    access: &HttpAccess,
+    mut request: Request<hyper::body::Incoming>,
+) -> Response<Body> {
+    let path = request.uri().path();
+    if path == "/healthz" {
+        return if request.method() == Method::GET {
+            plain(StatusCode::OK, "ok")
+        } else {
+            plain(StatusCode::METHOD_NOT_ALLOWED, "GET only")
+        };
+    }
+    if path != "/mcp" {
+        return plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp");
+    }
+    match authenticate(access, &request) {
+        Err(refused) => return refused.response(),
+        Ok(Some(name)) => {
+            request.extensions_mut().insert(Caller(name));
+        }
+        Ok(None) => {}
+    }
+    // Only now, for a caller we know, is the body read; never more than the limit.
+    let (parts, body) = request.into_parts();
+    let max = access.limits.max_body_bytes;
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > max as u64) {
+        return too_large(max);
+    }
+    let limited = http_body_util::Limited::new(body, max);
+    let body = match tokio::time::timeout(access.limits.body_timeout, limited.collect()).await {
+        Err(_) => {
+            return plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body did not arrive in time",
+            )
+        }
+        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return too_large(max),
+        Ok(Err(err)) => {
+            return plain(
+                StatusCode::BAD_REQUEST,
+                &format!("cannot read the request body: {err}"),
+            )
+        }
+        Ok(Ok(collected)) => collected.to_bytes(),
+    };
+    service
+        .handle(Request::from_parts(parts, Full::new(body)))
+        .await
+}
+
+fn too_large(max: usize) -> Response<Body> {
+    plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("the request body is larger than {max} bytes"),
+    )
 }
 
 fn is_per_connection(err: &std::io::Error) -> bool {

@@ -35,7 +35,7 @@ pub mod upstream;
 
 mod approval_state;
 mod http;
-pub use crate::http::{serve_http, Caller, HttpAccess, Principal};
+pub use crate::http::{serve_http, Caller, HttpAccess, HttpLimits, Principal, Tls};
 pub use upstream::{
     Proxy, ProxyError, ProxyOptions, UpstreamConfig, UpstreamSandbox, UpstreamTransport,
 };
@@ -67,6 +67,104 @@ pub struct McpServer {
     proxy: Option<Arc<Proxy>>,
     /// Seals the `requestState` of approval rounds in the stateless revision.
     seal: Option<Arc<ApprovalSeal>>,
+    /// Calls each caller has running, and how many it may.
+    calls: Arc<CallCounts>,
+}
+
+/// Calls running: in all (so shutting down can wait for them), and per
+/// caller (the principal over HTTP; everyone alike on stdio) against a limit.
+#[derive(Default)]
+struct CallCounts {
+    limit: Option<usize>,
+    per_caller: Mutex<std::collections::HashMap<Option<String>, usize>>,
+    total: std::sync::atomic::AtomicUsize,
+    idle: tokio::sync::Notify,
+    closing: std::sync::atomic::AtomicBool,
+}
+
+/// Why a call may not start.
+enum NoSlot {
+    /// The caller runs this many already, its limit.
+    Full(usize),
+    /// The server is shutting down.
+    Closing,
+}
+
+/// One running call; ends its count when dropped.
+struct CallSlot {
+    counts: Arc<CallCounts>,
+    /// The caller whose count it holds, when callers are limited.
+    caller: Option<Option<String>>,
+}
+
+impl CallCounts {
+    fn enter(self: &Arc<Self>, caller: Option<&str>) -> Result<CallSlot, NoSlot> {
+        use std::sync::atomic::Ordering;
+        if self.closing.load(Ordering::Acquire) {
+            return Err(NoSlot::Closing);
+        }
+        let caller = match self.limit {
+            None => None,
+            Some(limit) => {
+                let mut running = self
+                    .per_caller
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let count = running.entry(caller.map(str::to_owned)).or_default();
+                if *count >= limit {
+                    return Err(NoSlot::Full(*count));
+                }
+                *count += 1;
+                Some(caller.map(str::to_owned))
+            }
+        };
+        self.total.fetch_add(1, Ordering::AcqRel);
+        Ok(CallSlot {
+            counts: Arc::clone(self),
+            caller,
+        })
+    }
+
+    /// Refuses new calls, then waits up to `grace` for the running ones;
+    /// whether they all ended.
+    async fn drain(&self, grace: Duration) -> bool {
+        use std::sync::atomic::Ordering;
+        self.closing.store(true, Ordering::Release);
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let notified = self.idle.notified();
+            let mut notified = std::pin::pin!(notified);
+            notified.as_mut().enable();
+            if self.total.load(Ordering::Acquire) == 0 {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return self.total.load(Ordering::Acquire) == 0;
+            }
+        }
+    }
+}
+
+impl Drop for CallSlot {
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering;
+        if let Some(caller) = &self.caller {
+            let mut running = self
+                .counts
+                .per_caller
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(count) = running.get_mut(caller) {
+                *count -= 1;
+                if *count == 0 {
+                    running.remove(caller);
+                }
+            }
+        }
+        if self.counts.total.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.counts.idle.notify_waiters();
+        }
+    }
 }
 
 impl McpServer {
@@ -80,7 +178,26 @@ impl McpServer {
             // Without randomness no round can be sealed: stateless clients
             // are then told approval is unavailable (fail closed).
             seal: ApprovalSeal::new(APPROVAL_TTL).ok().map(Arc::new),
+            calls: Arc::default(),
         }
+    }
+
+    /// At most `limit` calls of one caller run at once; one more is refused
+    /// with `LIMIT_EXCEEDED` before it starts. Over HTTP the caller is the
+    /// principal, so one agent cannot take every worker from the others.
+    pub fn with_calls_per_caller(mut self, limit: usize) -> Self {
+        self.calls = Arc::new(CallCounts {
+            limit: Some(limit),
+            ..CallCounts::default()
+        });
+        self
+    }
+
+    /// Refuses new calls and waits up to `grace` for the running ones to
+    /// end; whether they all did. Shutting down calls it before it stops
+    /// the sessions (which cancels what is left).
+    pub async fn drain(&self, grace: Duration) -> bool {
+        self.calls.drain(grace).await
     }
 
     /// Serves the tools of `proxy` (registered in this server's registry)
@@ -223,8 +340,33 @@ impl ServerHandler for McpServer {
             .get::<::http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<crate::http::Caller>())
             .map(|caller| caller.0.clone());
-        // No `initialize`: the stateless revision, which has no server-to-client requests.
-        let stateless = context.peer.peer_info().is_none();
+        let _slot = match self.calls.enter(caller.as_deref()) {
+            Ok(slot) => slot,
+            Err(refused) => {
+                let message = match refused {
+                    NoSlot::Full(running) => format!(
+                        "Error: too many calls at once: {running} calls of this caller are running, the most it may run at a time; wait for one to finish, or run long commands in the background"
+                    ),
+                    NoSlot::Closing => {
+                        "Error: the server is shutting down and starts no new call".to_owned()
+                    }
+                };
+                let code = dsh_tools::ErrorCode::LimitExceeded;
+                let mut refused =
+                    CallToolResult::error(vec![rmcp::model::ContentBlock::text(message)]);
+                refused.meta = serde_json::from_value(serde_json::json!({
+                    "dsh/error": {"name": code.error_name(), "code": code.as_str()}
+                }))
+                .ok();
+                return Ok(refused.into());
+            }
+        };
+        // The stateless revision, which has no server-to-client requests: by
+        // the request's revision (over HTTP rmcp gives even a stateless
+        // request a peer), or no `initialize` came.
+        let stateless = context
+            .protocol_version()
+            .is_none_or(|version| !version.has_initialize());
         // A stateless client can be asked only with a sealed round.
         let elicits = context
             .client_capabilities()

@@ -87,6 +87,7 @@ impl Executor {
                 ),
             ));
         }
+        tasks.check_agent_room(agent, inner.config.max_tasks_per_agent)?;
         tasks.evict_finished(max_tasks);
         let id = tasks.next_id();
 

@@ -217,6 +217,11 @@ pub struct ExecutorConfig {
     pub spill_cap_bytes: u64,
     /// Most background tasks running at once. Default: 64.
     pub max_background_tasks: usize,
+    /// Most live tasks (running background tasks and live interactive
+    /// sessions) one agent may hold at once, so that one of several agents
+    /// sharing an executor cannot take every slot. Default: no limit beyond
+    /// the two above.
+    pub max_tasks_per_agent: usize,
     /// Longest wait of [`Executor::read_output`]. Default: 30 s.
     pub max_wait: Duration,
     /// Most interactive sessions live at once; starting one more closes the
@@ -300,6 +305,7 @@ impl Default for ExecutorConfig {
             max_output_bytes: 64_000,
             spill_cap_bytes: 256 * 1024 * 1024,
             max_background_tasks: 64,
+            max_tasks_per_agent: usize::MAX,
             max_wait: Duration::from_secs(30),
             max_sessions: 64,
             session_quiet: Duration::from_millis(150),

@@ -169,6 +169,36 @@ impl Tasks {
             .count()
     }
 
+    /// Refuses a new task of `agent` when it already holds `max` live ones
+    /// (running background tasks and live sessions).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::TooManyTasks`].
+    pub(crate) fn check_agent_room(
+        &self,
+        agent: Option<&str>,
+        max: usize,
+    ) -> Result<(), ExecError> {
+        if max == usize::MAX {
+            return Ok(());
+        }
+        let live = self
+            .tasks
+            .values()
+            .filter(|t| t.owner.as_deref() == agent && t.shared.lock().status.is_none())
+            .count();
+        if live >= max {
+            return Err(ExecError::new(
+                ErrorKind::TooManyTasks,
+                format!(
+                    "too many live tasks for this agent: {live} background tasks and interactive sessions are running (at most {max} per agent); stop one with bash_kill before starting another"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Drops the in-memory output of the oldest finished tasks with unread
     /// output beyond `keep` (their spill file keeps it).
     pub(crate) fn evict_finished(&mut self, keep: usize) {

@@ -132,6 +132,7 @@ impl Executor {
         let yield_time = clamp_yield(request.yield_time);
         let (id, shared, terminal, child, contained) = {
             let mut tasks = inner.lock_tasks();
+            tasks.check_agent_room(agent, inner.config.max_tasks_per_agent)?;
             make_room(&mut tasks.tasks, inner.config.max_sessions)?;
             tasks.evict_finished(inner.config.max_background_tasks);
             let id = tasks.next_id();

@@ -39,6 +39,8 @@ pub enum ErrorCode {
     HookBlocked,
     /// The requested confinement cannot be applied on this machine.
     SandboxUnavailable,
+    /// A caller's limit (calls at once) was reached; the call did not start.
+    LimitExceeded,
 }
 
 impl ErrorCode {
@@ -60,6 +62,7 @@ impl ErrorCode {
             ErrorCode::PlanMode => "PLAN_MODE",
             ErrorCode::HookBlocked => "HOOK_BLOCKED",
             ErrorCode::SandboxUnavailable => "SANDBOX_UNAVAILABLE",
+            ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
         }
     }
 
@@ -81,6 +84,7 @@ impl ErrorCode {
             ErrorCode::PlanMode => "PlanModeError",
             ErrorCode::HookBlocked => "HookBlockedError",
             ErrorCode::SandboxUnavailable => "SandboxUnavailableError",
+            ErrorCode::LimitExceeded => "LimitExceededError",
         }
     }
 }

@@ -45,7 +45,7 @@ pub enum Command {
         #[command(flatten)]
         upstreams: UpstreamOptions,
         #[command(flatten)]
-        http: HttpOptions,
+        http: Box<HttpOptions>,
     },
     /// Print the effective settings, the files read, and the file each rule came from
     Settings {
@@ -229,6 +229,33 @@ pub struct HttpOptions {
     /// A browser Origin allowed to call (scheme://host:port, repeatable)
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allowed_origin: Vec<String>,
+    /// Serve HTTPS with this PEM certificate chain (with --tls-key)
+    #[arg(long, value_name = "FILE", requires_all = ["http", "tls_key"])]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert
+    #[arg(long, value_name = "FILE", requires_all = ["http", "tls_cert"])]
+    pub tls_key: Option<PathBuf>,
+    /// Most calls one principal may have running at once
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "http",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_calls_per_principal: u32,
+    /// Most background tasks and interactive sessions one principal may
+    /// have live at once
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "http",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tasks_per_principal: u32,
+    /// Largest request body in bytes (413 beyond)
+    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024, requires = "http",
+          value_parser = clap::value_parser!(u64).range(1024..))]
+    pub max_request_bytes: u64,
+    /// Seconds a connection may take to send a request head (idle
+    /// keep-alive included) or a body, or to finish a TLS handshake
+    #[arg(long, value_name = "SECS", default_value_t = 30, requires = "http",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout: u64,
+    /// Seconds running calls may go on after SIGTERM before they are killed
+    #[arg(long, value_name = "SECS", default_value_t = 10, requires = "http")]
+    pub shutdown_grace: u64,
 }
 
 /// The MCP servers `dsh mcp` fronts.

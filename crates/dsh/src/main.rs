@@ -101,14 +101,32 @@ async fn http_listener(
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|e| UsageError(format!("cannot listen on {address}: {e}")))?;
+    let tls = match (&options.tls_cert, &options.tls_key) {
+        (Some(cert), Some(key)) => {
+            Some(dsh_mcp::Tls::from_pem_files(cert, key).map_err(UsageError)?)
+        }
+        _ => None,
+    };
     let bound = listener.local_addr().map_or(address, |a| a);
-    let _ = writeln!(io::stderr(), "dsh mcp: serving MCP at http://{bound}/mcp");
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let _ = writeln!(
+        io::stderr(),
+        "dsh mcp: serving MCP at {scheme}://{bound}/mcp"
+    );
+    let seconds = std::time::Duration::from_secs;
     Ok((
         listener,
         dsh_mcp::HttpAccess {
             tokens,
             allowed_hosts: options.allowed_host.clone(),
             allowed_origins: options.allowed_origin.clone(),
+            limits: dsh_mcp::HttpLimits {
+                max_body_bytes: usize::try_from(options.max_request_bytes).unwrap_or(usize::MAX),
+                body_timeout: seconds(options.idle_timeout),
+                idle_timeout: seconds(options.idle_timeout),
+                shutdown_grace: seconds(options.shutdown_grace),
+            },
+            tls,
         },
     ))
 }
@@ -245,7 +263,10 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                     "--no-builtin leaves nothing to serve: give --mcp-config FILE or -- UPSTREAM_CMD".into(),
                 ));
             }
-            let harness = HarnessOptions::default().without_builtin_tools(upstreams.no_builtin);
+            let mut harness = HarnessOptions::default().without_builtin_tools(upstreams.no_builtin);
+            if http.http.is_some() {
+                harness = harness.max_tasks_per_agent(http.max_tasks_per_principal as usize);
+            }
             // Nobody to ask yet: *ask* fails closed with APPROVAL_UNAVAILABLE.
             let pipeline = build_pipeline_with(&options, Approval::None, harness)?;
             let mut server = dsh_mcp::McpServer::new(pipeline.registry().clone())
@@ -263,6 +284,9 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             };
             if let Some(proxy) = &proxy {
                 server = server.with_proxy(proxy.clone());
+            }
+            if http.http.is_some() {
+                server = server.with_calls_per_caller(http.max_calls_per_principal as usize);
             }
             let served = match listen {
                 Some((listener, access)) => {
