@@ -765,6 +765,20 @@ fn mount_setattr(path: &CStr, flags: libc::c_uint, set: u64, clear: u64) -> io::
     check(rc)
 }
 
+/// Makes this process non-dumpable: its `/proc/PID/environ`, `mem` and
+/// `fd` become root's, so the commands it runs (the same user) cannot read
+/// the secrets it holds (bearer tokens, keys), even without a sandbox. What
+/// it starts is dumpable again after `exec`.
+///
+/// # Errors
+/// The kernel refused.
+pub fn hide_own_memory() -> io::Result<()> {
+    if prctl(libc::PR_SET_DUMPABLE, 0) != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 fn prctl(option: libc::c_int, arg: libc::c_ulong) -> libc::c_int {
     // SAFETY: the options used here take integers, no pointers; the unused
     // arguments are zeros.

@@ -124,8 +124,8 @@ mod child;
 pub mod seccomp;
 
 pub use child::{
-    close_inherited, confine_command, namespaces_available, restrict_self, seccomp_available,
-    ChildConfig, ChildPlan,
+    close_inherited, confine_command, hide_own_memory, namespaces_available, restrict_self,
+    seccomp_available, ChildConfig, ChildPlan,
 };
 pub use seccomp::{SeccompFilters, SeccompOptions};
 

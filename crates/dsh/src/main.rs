@@ -65,6 +65,14 @@ async fn http_listener(
     addr: &str,
     options: &cli::HttpOptions,
 ) -> Result<(tokio::net::TcpListener, dsh_mcp::HttpAccess), UsageError> {
+    // The tokens (and whatever else this server holds) are out of reach of
+    // the commands it runs, sandboxed or not: they are the same user, and
+    // could otherwise read /proc/PID/environ or /proc/PID/mem.
+    if let Err(err) = dsh_sandbox::hide_own_memory() {
+        return Err(UsageError(format!(
+            "cannot hide the server's memory from its commands (PR_SET_DUMPABLE): {err}"
+        )));
+    }
     let address: std::net::SocketAddr = addr.parse().map_err(|e| {
         UsageError(format!(
             "--http {addr:?} is not an address (e.g. 127.0.0.1:8787): {e}"
