@@ -9,6 +9,12 @@
 //!   never logged. The token's name is the call's agent, so background
 //!   tasks and interactive sessions belong to the principal that started
 //!   them: another token can neither read nor stop them.
+//! - With an [`OAuth`] resource server (`--oauth-issuer`), a bearer token
+//!   may also be a JWT access token of that issuer (see the `oauth`
+//!   module); its principal is `oauth:SUB`. `GET
+//!   /.well-known/oauth-protected-resource` (and the same path suffixed with
+//!   `/mcp`) serves the protected-resource metadata (RFC 9728) without
+//!   authentication, and a 401 names it in `WWW-Authenticate`.
 //! - `GET /healthz` answers `ok` without authentication and says nothing
 //!   else.
 //! - The `Host` header must name a loopback host unless more are allowed
@@ -24,6 +30,7 @@
 //!   calls, lets running calls finish for [`HttpLimits::shutdown_grace`],
 //!   then ends the sessions, which cancels what is left.
 
+use crate::oauth::{OAuth, TokenRefusal};
 use crate::{McpServer, ServeError};
 use bytes::Bytes;
 use http::{header, Method, Request, Response, StatusCode};
@@ -112,8 +119,10 @@ impl Tls {
 #[derive(Debug, Clone, Default)]
 pub struct HttpAccess {
     /// The accepted bearer tokens, each with the name of its principal.
-    /// Empty: no authentication (only for a loopback address).
+    /// Empty and no `oauth`: no authentication (only for a loopback address).
     pub tokens: Vec<Principal>,
+    /// JWT access tokens of an authorization server, besides `tokens`.
+    pub oauth: Option<Arc<OAuth>>,
     /// Hosts the `Host` header may name besides the loopback names.
     pub allowed_hosts: Vec<String>,
     /// Browser origins allowed (`scheme://host:port`) besides loopback ones.
@@ -159,11 +168,36 @@ fn plain(status: StatusCode, text: &str) -> Response<Body> {
     response
 }
 
-fn unauthorized(text: &str) -> Response<Body> {
-    let mut response = plain(StatusCode::UNAUTHORIZED, text);
+/// A 401 (a 403 for a missing scope) with its `WWW-Authenticate`: in OAuth
+/// mode, where the protected-resource metadata is and why a token failed.
+fn unauthorized(
+    text: &str,
+    oauth: Option<&OAuth>,
+    refusal: Option<&TokenRefusal>,
+) -> Response<Body> {
+    let status = match refusal {
+        Some(TokenRefusal::InsufficientScope) => StatusCode::FORBIDDEN,
+        _ => StatusCode::UNAUTHORIZED,
+    };
+    let mut response = plain(status, text);
+    let challenge = oauth
+        .and_then(|oauth| header::HeaderValue::from_str(&oauth.challenge(refusal)).ok())
+        .unwrap_or(header::HeaderValue::from_static("Bearer realm=\"dsh\""));
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, challenge);
+    response
+}
+
+/// `GET` of the protected-resource metadata document.
+fn resource_metadata(oauth: &OAuth, method: &Method) -> Response<Body> {
+    if method != Method::GET {
+        return plain(StatusCode::METHOD_NOT_ALLOWED, "GET only");
+    }
+    let mut response = Response::new(Full::new(Bytes::from(oauth.metadata().to_string())).boxed());
     response.headers_mut().insert(
-        header::WWW_AUTHENTICATE,
-        header::HeaderValue::from_static("Bearer realm=\"dsh\""),
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
     );
     response
 }
@@ -201,38 +235,55 @@ fn query_has_token(query: &str) -> bool {
 }
 
 /// Why a request is refused before it reaches the MCP endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Refusal {
     TokenInQuery,
     NoToken,
     WrongToken,
+    /// A JWT the OAuth resource server refused.
+    Token(TokenRefusal),
 }
 
 impl Refusal {
-    fn response(self) -> Response<Body> {
+    fn response(self, oauth: Option<&OAuth>) -> Response<Body> {
         match self {
             Refusal::TokenInQuery => plain(
                 StatusCode::BAD_REQUEST,
                 "tokens are not accepted in the query string: send Authorization: Bearer TOKEN",
             ),
-            Refusal::NoToken => unauthorized("missing Authorization: Bearer TOKEN"),
-            Refusal::WrongToken => unauthorized("the bearer token is not valid"),
+            Refusal::NoToken => unauthorized("missing Authorization: Bearer TOKEN", oauth, None),
+            Refusal::WrongToken => {
+                let text = "the bearer token is not valid";
+                unauthorized(text, oauth, Some(&TokenRefusal::Invalid(text)))
+            }
+            Refusal::Token(refused) => {
+                let text = match &refused {
+                    TokenRefusal::Invalid(why) => format!("the bearer token is not valid: {why}"),
+                    TokenRefusal::InsufficientScope => {
+                        "the bearer token lacks a required scope".to_owned()
+                    }
+                };
+                unauthorized(&text, oauth, Some(&refused))
+            }
         }
     }
 }
 
-/// Authenticates a request: its principal (none without authentication).
-fn authenticate<B>(access: &HttpAccess, request: &Request<B>) -> Result<Option<String>, Refusal> {
-    if request.uri().query().is_some_and(query_has_token) {
+/// Authenticates a request from its URI and headers: its principal (none
+/// without authentication). A static token is looked for first; then, in
+/// OAuth mode, the token is checked as a JWT.
+async fn authenticate(
+    access: &HttpAccess,
+    uri: &http::Uri,
+    headers: &http::HeaderMap,
+) -> Result<Option<String>, Refusal> {
+    if uri.query().is_some_and(query_has_token) {
         return Err(Refusal::TokenInQuery);
     }
-    if access.tokens.is_empty() {
+    if access.tokens.is_empty() && access.oauth.is_none() {
         return Ok(None);
     }
-    let value = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .ok_or(Refusal::NoToken)?;
+    let value = headers.get(header::AUTHORIZATION).ok_or(Refusal::NoToken)?;
     let presented = value
         .to_str()
         .ok()
@@ -241,10 +292,20 @@ fn authenticate<B>(access: &HttpAccess, request: &Request<B>) -> Result<Option<S
                 .or_else(|| v.strip_prefix("bearer "))
         })
         .map(str::trim);
-    presented
-        .and_then(|token| principal_of(&access.tokens, token))
-        .map(|principal| Some(principal.name.clone()))
-        .ok_or(Refusal::WrongToken)
+    let presented = presented
+        .filter(|token| !token.is_empty())
+        .ok_or(Refusal::WrongToken)?;
+    if let Some(principal) = principal_of(&access.tokens, presented) {
+        return Ok(Some(principal.name.clone()));
+    }
+    match &access.oauth {
+        Some(oauth) => oauth
+            .authorize(presented)
+            .await
+            .map(Some)
+            .map_err(Refusal::Token),
+        None => Err(Refusal::WrongToken),
+    }
 }
 
 /// Serves `server` on `listener` until `stop` is cancelled (or SIGTERM /
@@ -385,11 +446,14 @@ async fn route(
             plain(StatusCode::METHOD_NOT_ALLOWED, "GET only")
         };
     }
+    if let Some(oauth) = access.oauth.as_deref().filter(|o| o.is_metadata_path(path)) {
+        return resource_metadata(oauth, request.method());
+    }
     if path != "/mcp" {
         return plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp");
     }
-    match authenticate(access, &request) {
-        Err(refused) => return refused.response(),
+    match authenticate(access, request.uri(), request.headers()).await {
+        Err(refused) => return refused.response(access.oauth.as_deref()),
         Ok(Some(name)) => {
             request.extensions_mut().insert(Caller(name));
         }

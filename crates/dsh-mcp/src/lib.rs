@@ -10,7 +10,9 @@
 //! generations: the `initialize` handshake (2025-06-18, 2025-11-25) and the
 //! stateless 2026-07-28 revision (`server/discover`, per-request `_meta`).
 //! It serves on stdio ([`serve_stdio`]) or over streamable HTTP behind bearer
-//! tokens ([`serve_http`], `dsh mcp --http`; see the `http` module).
+//! tokens ([`serve_http`], `dsh mcp --http`; see the `http` module) or, as
+//! an OAuth resource server, JWT access tokens ([`OAuth`], the [`oauth`]
+//! module).
 //!
 //! | MCP | the pipeline |
 //! |---|---|
@@ -35,7 +37,9 @@ pub mod upstream;
 
 mod approval_state;
 mod http;
+pub mod oauth;
 pub use crate::http::{serve_http, Caller, HttpAccess, HttpLimits, Principal, Tls};
+pub use crate::oauth::{KeySource, OAuth, OAuthError, OAuthSettings};
 pub use upstream::{
     Proxy, ProxyError, ProxyOptions, UpstreamConfig, UpstreamSandbox, UpstreamTransport,
 };

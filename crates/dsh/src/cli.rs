@@ -25,6 +25,7 @@ pub struct Cli {
 }
 
 /// What `dsh` was asked to do.
+// Parsed once per run: `mcp`'s many options cost nothing worth boxing.
 #[derive(Subcommand, Debug, PartialEq, Eq)]
 pub enum Command {
     /// Serve the tools over MCP on stdio, behind the whole pipeline
@@ -256,6 +257,32 @@ pub struct HttpOptions {
     /// Seconds running calls may go on after SIGTERM before they are killed
     #[arg(long, value_name = "SECS", default_value_t = 10, requires = "http")]
     pub shutdown_grace: u64,
+    /// OAuth resource-server mode: accept JWT access tokens of this
+    /// authorization server (`iss` must equal URL); its keys come from
+    /// --jwks-file, else from the jwks_uri of its metadata. No token is
+    /// generated; --token-file or DSH_MCP_TOKEN may add static principals
+    #[arg(
+        long,
+        value_name = "URL",
+        requires_all = ["http", "oauth_audience"],
+        conflicts_with = "allow_unauthenticated"
+    )]
+    pub oauth_issuer: Option<String>,
+    /// The audience tokens must name in `aud` (the resource indicator,
+    /// usually this server's /mcp URL)
+    #[arg(long, value_name = "AUD", requires = "oauth_issuer")]
+    pub oauth_audience: Option<String>,
+    /// The issuer's keys as a JWKS file, re-read when a token names an
+    /// unknown key id (instead of fetching them from the issuer)
+    #[arg(long, value_name = "FILE", requires = "oauth_issuer")]
+    pub jwks_file: Option<PathBuf>,
+    /// A scope every token must carry (repeatable; `scope` or `scp` claim)
+    #[arg(long, value_name = "SCOPE", requires = "oauth_issuer")]
+    pub oauth_scope: Vec<String>,
+    /// This server's /mcp URL as clients reach it, for the protected-resource
+    /// metadata (default: the audience if it is a URL, else http://ADDR/mcp)
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    pub oauth_resource: Option<String>,
 }
 
 /// The MCP servers `dsh mcp` fronts.

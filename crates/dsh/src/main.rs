@@ -93,6 +93,9 @@ async fn http_listener(
             name: "default".into(),
             token,
         }]
+    } else if options.oauth_issuer.is_some() {
+        // OAuth mode: the JWTs are the tokens; none is generated.
+        Vec::new()
     } else if options.allow_unauthenticated {
         if !address.ip().is_loopback() {
             return Err(UsageError(format!(
@@ -117,15 +120,29 @@ async fn http_listener(
     };
     let bound = listener.local_addr().map_or(address, |a| a);
     let scheme = if tls.is_some() { "https" } else { "http" };
+    let oauth = match &options.oauth_issuer {
+        Some(issuer) => Some(Arc::new(oauth(issuer, scheme, bound, options).await?)),
+        None => None,
+    };
     let _ = writeln!(
         io::stderr(),
         "dsh mcp: serving MCP at {scheme}://{bound}/mcp"
     );
+    if let Some(oauth) = &oauth {
+        let _ = writeln!(
+            io::stderr(),
+            "dsh mcp: OAuth resource server for {}: keys from {}, metadata at {}",
+            oauth.settings().issuer,
+            oauth.jwks_location(),
+            oauth.metadata_url()
+        );
+    }
     let seconds = std::time::Duration::from_secs;
     Ok((
         listener,
         dsh_mcp::HttpAccess {
             tokens,
+            oauth,
             allowed_hosts: options.allowed_host.clone(),
             allowed_origins: options.allowed_origin.clone(),
             limits: dsh_mcp::HttpLimits {
@@ -137,6 +154,40 @@ async fn http_listener(
             tls,
         },
     ))
+}
+
+/// The OAuth resource server of `--oauth-issuer`. The resource URL (what the
+/// protected-resource metadata names): `--oauth-resource`, else the audience
+/// when it is an http(s) URL (what a client asked for with RFC 8707's
+/// `resource`), else this server's own `/mcp` URL — which a wildcard address
+/// does not give, so that needs one of the first two.
+async fn oauth(
+    issuer: &str,
+    scheme: &str,
+    bound: std::net::SocketAddr,
+    options: &cli::HttpOptions,
+) -> Result<dsh_mcp::OAuth, UsageError> {
+    let audience = options.oauth_audience.clone().unwrap_or_default();
+    let is_url = |text: &str| text.starts_with("http://") || text.starts_with("https://");
+    let resource = match &options.oauth_resource {
+        Some(resource) => resource.clone(),
+        None if is_url(&audience) => audience.clone(),
+        None if bound.ip().is_unspecified() => {
+            return Err(UsageError(format!(
+                "--oauth-resource URL is needed on {bound}: the URL clients reach this server at (or an --oauth-audience that is that URL)"
+            )))
+        }
+        None => format!("{scheme}://{bound}/mcp"),
+    };
+    let keys = match &options.jwks_file {
+        Some(file) => dsh_mcp::KeySource::File(file.clone()),
+        None => dsh_mcp::KeySource::Discover,
+    };
+    let mut settings = dsh_mcp::OAuthSettings::new(issuer.to_owned(), audience, resource, keys);
+    settings.scopes = options.oauth_scope.clone();
+    dsh_mcp::OAuth::start(settings)
+        .await
+        .map_err(|e| UsageError(format!("--oauth-issuer: {e}")))
 }
 
 /// `NAME:TOKEN` lines (blank lines and `#` comments skipped).
