@@ -107,6 +107,10 @@ pub fn answer_of(outcome: &RequestPermissionOutcome) -> ApprovalAnswer {
 }
 
 impl Approver for AcpApprover {
+    fn answered_by(&self) -> String {
+        "acp client".to_owned()
+    }
+
     fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
         let sent = self.connection.send_request(self.request(&request));
         let timeout = self.timeout;

@@ -436,8 +436,20 @@ pub struct HookApprover {
     inner: Option<Arc<dyn Approver>>,
 }
 
+/// Who answered, when a `PermissionRequest` hook did.
+const HOOK_ANSWERS: &str = "PermissionRequest hook";
+
 impl Approver for HookApprover {
     fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
+        let noted = self.ask_noted(request);
+        Box::pin(async move { noted.await.0 })
+    }
+
+    fn answered_by(&self) -> String {
+        HOOK_ANSWERS.to_owned()
+    }
+
+    fn ask_noted(&self, request: ApprovalRequest) -> BoxFuture<'static, (ApprovalAnswer, String)> {
         let inner = self.hooks.inner.clone();
         let next = self.inner.clone();
         Box::pin(async move {
@@ -456,21 +468,25 @@ impl Approver for HookApprover {
                     .run_all(HookEvent::PermissionRequest, &specs, &input)
                     .await;
                 if answers.iter().any(|(_, a)| a.block.is_some()) {
-                    return ApprovalAnswer::RejectOnce;
+                    return (ApprovalAnswer::RejectOnce, HOOK_ANSWERS.to_owned());
                 }
                 match answers
                     .iter()
                     .filter_map(|(_, a)| a.permission.clone())
                     .max_by_key(|(p, _)| *p)
                 {
-                    Some((Permission::Deny, _)) => return ApprovalAnswer::RejectOnce,
-                    Some((Permission::Allow, _)) => return ApprovalAnswer::AllowOnce,
+                    Some((Permission::Deny, _)) => {
+                        return (ApprovalAnswer::RejectOnce, HOOK_ANSWERS.to_owned())
+                    }
+                    Some((Permission::Allow, _)) => {
+                        return (ApprovalAnswer::AllowOnce, HOOK_ANSWERS.to_owned())
+                    }
                     _ => {}
                 }
             }
             match next {
-                Some(approver) => approver.ask(request).await,
-                None => ApprovalAnswer::Unavailable,
+                Some(approver) => approver.ask_noted(request).await,
+                None => (ApprovalAnswer::Unavailable, "nobody".to_owned()),
             }
         })
     }

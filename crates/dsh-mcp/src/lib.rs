@@ -616,6 +616,10 @@ fn decision(answer: &ElicitResult) -> ApprovalAnswer {
 }
 
 impl Approver for ClientApprover {
+    fn answered_by(&self) -> String {
+        "client form".to_owned()
+    }
+
     fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
         let Ok(call) = CALL.try_with(Arc::clone) else {
             return Box::pin(std::future::ready(ApprovalAnswer::Unavailable));

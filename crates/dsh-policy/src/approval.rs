@@ -97,6 +97,21 @@ pub enum ApprovalAnswer {
 pub trait Approver: Send + Sync + 'static {
     /// Asks about one call.
     fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer>;
+
+    /// Who answers, as an audit record names it (`terminal`, `client form`,
+    /// `hook`, …).
+    fn answered_by(&self) -> String {
+        "approver".to_owned()
+    }
+
+    /// Asks about one call; the answer and who gave it. An approver that
+    /// passes questions on (to a person's page when the client cannot
+    /// answer) says which one answered.
+    fn ask_noted(&self, request: ApprovalRequest) -> BoxFuture<'static, (ApprovalAnswer, String)> {
+        let by = self.answered_by();
+        let answer = self.ask(request);
+        Box::pin(async move { (answer.await, by) })
+    }
 }
 
 /// An async closure as an [`Approver`].
@@ -127,5 +142,9 @@ pub struct ApproveAll;
 impl Approver for ApproveAll {
     fn ask(&self, _request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
         Box::pin(std::future::ready(ApprovalAnswer::AllowOnce))
+    }
+
+    fn answered_by(&self) -> String {
+        "approve all (--yes)".to_owned()
     }
 }

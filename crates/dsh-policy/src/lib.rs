@@ -400,6 +400,7 @@
 mod approval;
 mod denials;
 mod middleware;
+mod note;
 mod options;
 mod path;
 mod places;
@@ -416,6 +417,7 @@ mod word;
 pub use approval::{ApprovalAnswer, ApprovalRequest, ApproveAll, Approver, FnApprover};
 pub use denials::ReadDenialPaths;
 pub use middleware::{HookPermission, PermissionMiddleware, RememberRule};
+pub use note::{ApprovalNote, DecisionNote, DecisionSlot};
 pub use policy::{
     Decision, Evaluation, Mode, Origin, PartEvaluation, PartKind, PermissionPolicy, UnknownMode,
     DEFAULT_EDIT_TOOLS, PLAN_MODE_MESSAGE, PROTECTED_DIRS,

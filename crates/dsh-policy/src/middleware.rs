@@ -1,6 +1,7 @@
 //! [`PermissionMiddleware`]: the policy as a layer of the dsh-tools chain.
 
 use crate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
+use crate::note::{ApprovalNote, DecisionSlot};
 use crate::policy::{
     Decision, Evaluation, Mode, Origin, PermissionPolicy, Verdict, PLAN_MODE_MESSAGE,
 };
@@ -229,6 +230,8 @@ impl Middleware for PermissionMiddleware {
         if let Err(err) = tool.check_arguments(args) {
             return Box::pin(async move { Err(err) });
         }
+        let slot = exec.extensions.get::<DecisionSlot>().cloned();
+        let started = std::time::Instant::now();
         // Reading or stopping one's own earlier work is decided as a read.
         let read_only = tool.annotations().is_read_only() || tool.acts_on_own_work();
         let checked_as = tool.checked_as(args, exec.agent.as_deref());
@@ -238,6 +241,16 @@ impl Middleware for PermissionMiddleware {
                 // Input that a program the policy cannot see into runs as
                 // it likes: in plan mode nothing may make it act.
                 Some(view) if view.opaque_input && policy.mode() == Mode::Plan => {
+                    if let Some(slot) = &slot {
+                        slot.update(|note| {
+                            note.decision = Some(Decision::Deny);
+                            note.origin = Some(origin_name(Origin::PlanMode));
+                            note.reason =
+                                Some("input to an interactive program in plan mode".into());
+                            note.started = Some(started);
+                            note.decided = Some(std::time::Instant::now());
+                        });
+                    }
                     return Box::pin(async move {
                         Err(ToolError::new(
                             ErrorCode::PlanMode,
@@ -251,6 +264,10 @@ impl Middleware for PermissionMiddleware {
             (verdict, policy.mode())
         };
         let hook = exec.extensions.get::<HookPermission>();
+        let hook_said = hook.map(|say| match say {
+            HookPermission::Allow(reason) => format!("allow: {reason}"),
+            HookPermission::Ask(reason) => format!("ask: {reason}"),
+        });
         // Decided before the hook's say: a hook's allow vouches for a call
         // the mode would have asked about, as a person would; a call the
         // analysis allowed anyway stays held (a blanket "allow" hook must
@@ -290,6 +307,21 @@ impl Middleware for PermissionMiddleware {
         if let Some(held) = held {
             exec.extensions.insert(held);
         }
+        if let Some(slot) = &slot {
+            let e = &verdict.evaluation;
+            slot.update(|note| {
+                note.decision = Some(e.decision);
+                note.origin = Some(origin_name(e.origin));
+                note.rule = e.rule.clone();
+                note.reason = Some(e.reason.clone());
+                note.hook = hook_said;
+                note.kernel_hold = held.map(|_| "readOnly");
+                note.started = Some(started);
+                if e.decision != Decision::Ask {
+                    note.decided = Some(std::time::Instant::now());
+                }
+            });
+        }
         let aliases = tool.aliases().to_vec();
         let state = self.state.clone();
         Box::pin(async move {
@@ -299,7 +331,21 @@ impl Middleware for PermissionMiddleware {
                 Decision::Ask => {}
             }
             let approver = read(&state.approver).clone();
+            let asked = std::time::Instant::now();
+            let noted = |answer: ApprovalAnswer, by: String| {
+                if let Some(slot) = &slot {
+                    slot.update(|note| {
+                        note.approval = Some(ApprovalNote {
+                            answered_by: by,
+                            answer,
+                            waited: asked.elapsed(),
+                        });
+                        note.decided = Some(std::time::Instant::now());
+                    });
+                }
+            };
             let Some(approver) = approver else {
+                noted(ApprovalAnswer::Unavailable, "nobody".to_owned());
                 return Err(unavailable(&verdict));
             };
             let request = ApprovalRequest {
@@ -313,7 +359,9 @@ impl Middleware for PermissionMiddleware {
                 allow_always_rules: verdict.grants.iter().map(|r| r.to_string()).collect(),
                 reject_always_rules: verdict.denials.iter().map(|r| r.to_string()).collect(),
             };
-            match approver.ask(request).await {
+            let (answer, by) = approver.ask_noted(request).await;
+            noted(answer, by);
+            match answer {
                 ApprovalAnswer::Unavailable => Err(unavailable(&verdict)),
                 ApprovalAnswer::Declined => Err(not_answered(&verdict, "decline")),
                 ApprovalAnswer::Cancelled => Err(not_answered(&verdict, "cancel")),
@@ -353,5 +401,16 @@ impl Middleware for PermissionMiddleware {
                 }
             }
         })
+    }
+}
+
+/// An origin as a note names it.
+fn origin_name(origin: Origin) -> &'static str {
+    match origin {
+        Origin::Rule => "rule",
+        Origin::Mode => "mode",
+        Origin::PlanMode => "planMode",
+        Origin::Unanalysable => "unanalysable",
+        Origin::Sandbox => "sandbox",
     }
 }

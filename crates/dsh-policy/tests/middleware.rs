@@ -3,8 +3,8 @@
 //! without an approver.
 
 use dsh_policy::{
-    ApprovalAnswer, ApprovalRequest, ApproveAll, Approver, Mode, PermissionMiddleware,
-    PermissionPolicy, PermissionRules, Rule, RuleList,
+    ApprovalAnswer, ApprovalRequest, ApproveAll, Approver, Decision, DecisionNote, DecisionSlot,
+    Mode, PermissionMiddleware, PermissionPolicy, PermissionRules, Rule, RuleList,
 };
 use dsh_tools::{
     ContentBlock, Dialect, ErrorCode, ToolAnnotations, ToolContext, ToolDefinition, ToolExecution,
@@ -512,4 +512,48 @@ async fn arguments_the_schema_refuses_get_the_schemas_message_and_never_run() {
         );
     }
     assert_eq!(*ran.lock().unwrap(), 0);
+}
+
+/// A call with a decision slot in its extensions; the note it leaves.
+async fn noted(h: &mut Harness, tool: &str, args: Value) -> (ToolExecutionResult, DecisionNote) {
+    h.calls += 1;
+    let slot = DecisionSlot::new();
+    let mut exec = ToolExecution::new(format!("c{}", h.calls), tool, args);
+    exec.extensions.insert(slot.clone());
+    let result = h.registry.execute(exec).await;
+    (result, slot.note())
+}
+
+#[tokio::test]
+async fn the_decision_is_noted_for_an_audit_trail() {
+    let mut h = Harness::new(&["Bash(ls:*)"], &[], &["Bash(rm:*)"], Mode::Default)
+        .approver(Scripted::new(&[ApprovalAnswer::AllowOnce]));
+
+    let (result, note) = noted(&mut h, "bash", json!({"command": "ls -la"})).await;
+    assert!(!result.is_error);
+    assert_eq!(note.decision, Some(Decision::Allow));
+    assert_eq!(note.origin, Some("rule"));
+    assert_eq!(note.rule.as_deref(), Some("Bash(ls:*)"));
+    assert!(note.approval.is_none());
+    assert!(note.started.is_some() && note.decided.is_some());
+
+    let (result, note) = noted(&mut h, "bash", json!({"command": "rm -rf x"})).await;
+    assert!(result.is_error);
+    assert_eq!(note.decision, Some(Decision::Deny));
+    assert_eq!(note.rule.as_deref(), Some("Bash(rm:*)"));
+
+    let (result, note) = noted(&mut h, "bash", json!({"command": "make"})).await;
+    assert!(!result.is_error);
+    assert_eq!(note.decision, Some(Decision::Ask));
+    let approval = note.approval.expect("the answer is noted");
+    assert_eq!(approval.answer, ApprovalAnswer::AllowOnce);
+    assert_eq!(approval.answered_by, "approver");
+
+    // Without an approver: nobody answered.
+    h.permissions.set_approver(None);
+    let (_, note) = noted(&mut h, "bash", json!({"command": "make"})).await;
+    assert_eq!(
+        note.approval.map(|a| a.answered_by),
+        Some("nobody".to_owned())
+    );
 }

@@ -8,6 +8,10 @@ use std::io::{BufRead, Write};
 pub struct TerminalApprover;
 
 impl Approver for TerminalApprover {
+    fn answered_by(&self) -> String {
+        "terminal".to_owned()
+    }
+
     fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
         Box::pin(async move {
             tokio::task::spawn_blocking(move || prompt(&request))
