@@ -10,7 +10,7 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +26,8 @@ SETTINGS: dict[str, Any] = {"permissions": {"allow": ["Bash(echo:*)", "Bash(slee
 @dataclass
 class HttpServer:
     base: str
-    """`http://127.0.0.1:PORT`"""
+    """`http://127.0.0.1:PORT` (`https://` when serving TLS)"""
+    process: subprocess.Popen[str]
     pid: int
     work: Path
     """The server's working directory: where commands run."""
@@ -61,11 +62,15 @@ def gone_within_sync(pid: int, started: str | None, deadline_s: float) -> bool:
 
 @contextmanager
 def http_server(
-    dsh_bin: str, folder: Path, settings: dict[str, Any] | None = None, env: dict[str, str] | None = None
+    dsh_bin: str,
+    folder: Path,
+    settings: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    flags: Sequence[str] = (),
 ) -> Iterator[HttpServer]:
-    """`dsh mcp --http 127.0.0.1:0` with the principals of TOKENS, run in
-    `folder`/work. On leaving: SIGTERM, exit status 0 within the deadline,
-    and nothing it started still running."""
+    """`dsh mcp --http 127.0.0.1:0 [flags]` with the principals of TOKENS,
+    run in `folder`/work. On leaving: SIGTERM (unless it already stopped),
+    exit status 0 within the deadline, and nothing it started still running."""
     folder.mkdir(parents=True, exist_ok=True)
     tokens = folder / "tokens"
     tokens.write_text("# principals\n" + "".join(f"{n}:{t}\n" for n, t in TOKENS.items()))
@@ -75,7 +80,7 @@ def http_server(
     work.mkdir()
     process = subprocess.Popen(
         [dsh_bin, "mcp", "--http", "127.0.0.1:0", "--token-file", str(tokens),
-         "--settings", str(settings_file), "--settings-only", "--cwd", str(work)],
+         "--settings", str(settings_file), "--settings-only", "--cwd", str(work), *flags],
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder), **(env or {})},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -86,12 +91,13 @@ def http_server(
     try:
         assert process.stderr is not None
         line = process.stderr.readline()
-        found = re.search(r"http://(127\.0\.0\.1:\d+)/mcp", line)
+        found = re.search(r"(https?)://(127\.0\.0\.1:\d+)/mcp", line)
         assert found, f"no address on stderr: {line!r}"
-        yield HttpServer(base=f"http://{found.group(1)}", pid=process.pid, work=work)
+        yield HttpServer(base=f"{found.group(1)}://{found.group(2)}", process=process, pid=process.pid, work=work)
     finally:
-        started = descendants(process.pid)
-        process.terminate()
+        started = descendants(process.pid) if process.poll() is None else []
+        if process.poll() is None:
+            process.terminate()
         try:
             status = process.wait(timeout=EXIT_DEADLINE_S)
         except subprocess.TimeoutExpired:

@@ -13,66 +13,26 @@ import datetime
 import ipaddress
 import json
 import os
-import re
 import signal
 import socket
 import ssl
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 
-TOKENS = {"alice": "alice-token-0123456789abcdef", "bob": "bob-token-0123456789abcdef"}
+from http_support import TOKENS, HttpServer, http_server
+
 SETTINGS = {"permissions": {"allow": ["Bash(echo:*)", "Bash(sleep:*)", "Bash(touch:*)"]}}
 DEADLINE_S = 20
 
 
-class Server:
-    def __init__(self, process: subprocess.Popen[str], base: str, work: Path) -> None:
-        self.process = process
-        self.base = base
-        self.work = work
-
-
-@contextmanager
-def http_server(dsh_bin: str, tmp_path: Path, *extra: str) -> Iterator[Server]:
-    """`dsh mcp --http 127.0.0.1:0` with two principals and `extra` flags."""
-    tokens = tmp_path / "tokens"
-    tokens.write_text("".join(f"{n}:{t}\n" for n, t in TOKENS.items()))
-    settings = tmp_path / "settings.json"
-    settings.write_text(json.dumps(SETTINGS))
-    work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
-    process = subprocess.Popen(
-        [dsh_bin, "mcp", "--http", "127.0.0.1:0", "--token-file", str(tokens),
-         "--settings", str(settings), "--settings-only", "--cwd", str(work), *extra],
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        found = re.search(r"(https?)://(127\.0\.0\.1:\d+)/mcp", line)
-        assert found, f"no address on stderr: {line!r}"
-        yield Server(process, f"{found.group(1)}://{found.group(2)}", work)
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=DEADLINE_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-                pytest.fail("dsh mcp --http did not stop on SIGTERM")
+def serve(dsh_bin: str, folder: Path, *flags: str) -> Any:
+    return http_server(dsh_bin, folder, settings=SETTINGS, flags=flags)
 
 
 def call_body(call_id: int, command: str, background: bool = False, **params: Any) -> dict[str, Any]:
@@ -122,7 +82,7 @@ def answer_of(response: httpx2.Response) -> dict[str, Any]:
     return response.json()
 
 
-def post(client: httpx2.Client, server: Server, who: str | None, body: dict[str, Any]) -> dict[str, Any]:
+def post(client: httpx2.Client, server: HttpServer, who: str | None, body: dict[str, Any]) -> dict[str, Any]:
     return answer_of(client.post(f"{server.base}/mcp", json=body, headers=headers(who)))
 
 
@@ -147,7 +107,7 @@ def closed_by_server(sock: socket.socket) -> bytes:
 
 
 def test_bodies_and_slow_clients_are_bounded(dsh_bin: str, tmp_path: Path) -> None:
-    with http_server(dsh_bin, tmp_path, "--max-request-bytes", "2048", "--idle-timeout", "1") as server, \
+    with serve(dsh_bin, tmp_path, "--max-request-bytes", "2048", "--idle-timeout", "1") as server, \
             httpx2.Client(timeout=DEADLINE_S) as client:
         large = call_body(1, "echo " + "x" * 4000)
         # Not read without a token; too large with one (declared or streamed).
@@ -186,7 +146,7 @@ def test_bodies_and_slow_clients_are_bounded(dsh_bin: str, tmp_path: Path) -> No
 
 
 def test_each_principal_has_its_own_limits(dsh_bin: str, tmp_path: Path) -> None:
-    with http_server(
+    with serve(
         dsh_bin, tmp_path, "--max-calls-per-principal", "1", "--max-tasks-per-principal", "1"
     ) as server, httpx2.Client(timeout=DEADLINE_S) as client:
         # Live tasks: one each.
@@ -224,7 +184,7 @@ def test_each_principal_has_its_own_limits(dsh_bin: str, tmp_path: Path) -> None
 
 def test_an_approval_answers_only_its_principal(dsh_bin: str, tmp_path: Path) -> None:
     allow = {"dsh_approval": {"action": "accept", "content": {"decision": "allow once"}}}
-    with http_server(dsh_bin, tmp_path) as server, httpx2.Client(timeout=DEADLINE_S) as client:
+    with serve(dsh_bin, tmp_path) as server, httpx2.Client(timeout=DEADLINE_S) as client:
         # `mkdir` is not allowed by the settings: an ask.
         asked = post(client, server, "alice", call_body(1, "mkdir made"))["result"]
         assert asked["resultType"] == "input_required", asked
@@ -281,7 +241,7 @@ def self_signed(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_tls(dsh_bin: str, tmp_path: Path) -> None:
     cert, key = self_signed(tmp_path)
-    with http_server(dsh_bin, tmp_path, "--tls-cert", str(cert), "--tls-key", str(key)) as server:
+    with serve(dsh_bin, tmp_path, "--tls-cert", str(cert), "--tls-key", str(key)) as server:
         assert server.base.startswith("https://"), server.base
         with httpx2.Client(timeout=DEADLINE_S, verify=ssl.create_default_context(cafile=str(cert))) as client:
             assert client.get(f"{server.base}/healthz").text == "ok"
@@ -319,7 +279,7 @@ def cmdline_pids(marker: str) -> list[int]:
 
 def test_shutdown_lets_running_calls_finish_then_kills_the_rest(dsh_bin: str, tmp_path: Path) -> None:
     # Within the grace: the call finishes and its client gets the result.
-    with http_server(dsh_bin, tmp_path, "--shutdown-grace", "30") as server:
+    with serve(dsh_bin, tmp_path / "within", "--shutdown-grace", "30") as server:
         results: dict[str, Any] = {}
         call = threading.Thread(target=lambda: results.setdefault("call", post(
             httpx2.Client(timeout=DEADLINE_S), server, "alice",
@@ -334,8 +294,7 @@ def test_shutdown_lets_running_calls_finish_then_kills_the_rest(dsh_bin: str, tm
 
     # Past the grace: what still runs is killed, and the server exits.
     marker = f"60.{os.getpid()}{time.monotonic_ns() % 1000}"
-    (tmp_path / "past").mkdir()
-    with http_server(dsh_bin, tmp_path / "past", "--shutdown-grace", "1") as server:
+    with serve(dsh_bin, tmp_path / "past", "--shutdown-grace", "1") as server:
         call = threading.Thread(target=lambda: results.setdefault("long", _quiet_post(
             server, "alice", call_body(2, f"touch long && sleep {marker}"))))
         call.start()
@@ -348,7 +307,7 @@ def test_shutdown_lets_running_calls_finish_then_kills_the_rest(dsh_bin: str, tm
         call.join(DEADLINE_S)
 
 
-def _quiet_post(server: Server, who: str, body: dict[str, Any]) -> Any:
+def _quiet_post(server: HttpServer, who: str, body: dict[str, Any]) -> Any:
     """A post whose connection the shutting-down server may cut."""
     try:
         with httpx2.Client(timeout=DEADLINE_S) as client:
