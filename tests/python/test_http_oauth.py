@@ -230,6 +230,8 @@ def test_metadata_and_what_is_refused_before_any_call(dsh_bin: str, tmp_path: Pa
             document = http.get(f"{base}{path}")
             assert document.status_code == 200, document
             assert document.headers["content-type"] == "application/json"
+            # Browser-based clients read it from their own origin.
+            assert document.headers["access-control-allow-origin"] == "*"
             assert document.json() == expected
         assert http.post(f"{base}/.well-known/oauth-protected-resource", json={}).status_code == 405
         # Discovery took the OpenID Connect path after RFC 8414's 404, and

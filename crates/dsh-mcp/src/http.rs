@@ -199,6 +199,12 @@ fn resource_metadata(oauth: &OAuth, method: &Method) -> Response<Body> {
         header::CONTENT_TYPE,
         header::HeaderValue::from_static("application/json"),
     );
+    // Public, credential-free metadata: a browser-based MCP client on any
+    // origin must be able to read it to find the authorization server.
+    response.headers_mut().insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        header::HeaderValue::from_static("*"),
+    );
     response
 }
 
