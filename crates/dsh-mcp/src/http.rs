@@ -219,6 +219,10 @@ pub async fn serve_http(
                 Err(err) => return Err(ServeError(format!("cannot accept connections: {err}"))),
             },
         };
+        // An answer is written in pieces (headers, SSE chunks, the last
+        // chunk): with Nagle's algorithm each round trip waited for the
+        // client's delayed ACK, some 40 ms.
+        let _ = stream.set_nodelay(true);
         let (service, access, stop) = (service.clone(), access.clone(), stop.clone());
         let handler =
             hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
