@@ -104,6 +104,9 @@ async fn start_plain(stop: CancellationToken) -> SocketAddr {
                 _ = stop.cancelled() => return,
                 accepted = listener.accept() => accepted.unwrap(),
             };
+            // As axum::serve does: without it, Nagle's algorithm holds the
+            // SSE answer's last chunk for the client's delayed ACK.
+            stream.set_nodelay(true).unwrap();
             let service = service.clone();
             let handler =
                 hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
