@@ -377,6 +377,10 @@ pub async fn serve_http(
                 Err(err) => break Some(ServeError(format!("cannot accept connections: {err}"))),
             },
         };
+        // An answer is written in pieces (headers, SSE chunks, the last
+        // chunk): with Nagle's algorithm each round trip waited for the
+        // client's delayed ACK, some 40 ms. Set before any TLS handshake.
+        let _ = stream.set_nodelay(true);
         let (service, access, stop, tls) =
             (service.clone(), access.clone(), stop.clone(), tls.clone());
         let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {

@@ -206,7 +206,7 @@ fn bench(c: &mut Criterion) {
         Duration::from_millis(200),
     );
     ratio::report(
-        "mcp stdio tools/call round trip (plain rmcp server vs dsh-mcp; target dsh <= 1.1x rmcp)",
+        "mcp stdio tools/call round trip (plain rmcp server vs dsh-mcp; target dsh time <= 1.1x rmcp, i.e. rmcp/dsh >= 0.91)",
         "dsh",
         "rmcp",
         round_trip,
