@@ -440,8 +440,34 @@ fn command_text_is_exported_only_when_the_settings_allow() {
     for call in calls().into_iter().take(2) {
         telemetry.record(&call);
     }
+    // A client that did not sample its trace (flags 00) is followed: the
+    // call's spans are not exported, though the call is counted.
+    let mut unsampled = calls().remove(0);
+    unsampled.call_id = "call-unsampled".into();
+    unsampled.traceparent = Some(format!("00-{TRACE_ID}-{PARENT_SPAN}-00"));
+    telemetry.record(&unsampled);
     telemetry.shutdown(Duration::from_secs(20)).unwrap();
     let spans = spans(&received);
+    assert_eq!(spans.len(), 4 + 1 + 1, "two calls and their children");
+    assert!(
+        spans
+            .iter()
+            .all(|s| string(&s.attributes, "gen_ai.tool.call.id").as_deref()
+                != Some("call-unsampled"))
+    );
+    let calls_counted: i64 = metrics(&received)
+        .iter()
+        .filter(|m| m.name == "dsh.tool.calls")
+        .flat_map(|m| match &m.data {
+            Some(metric::Data::Sum(sum)) => sum.data_points.clone(),
+            _ => Vec::new(),
+        })
+        .map(|p| match p.value {
+            Some(number_data_point::Value::AsInt(i)) => i,
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(calls_counted, 3);
     assert_eq!(
         string(
             &call_span(&spans, "call-allowed").attributes,
