@@ -506,3 +506,21 @@ fn an_unreachable_collector_fails_the_shutdown_not_the_calls() {
     assert_eq!(e.kind(), dsh_telemetry::TelemetryErrorKind::Shutdown);
     assert!(started.elapsed() < Duration::from_secs(6), "{e}");
 }
+
+#[test]
+fn works_from_inside_a_current_thread_runtime() {
+    // `dsh mcp` runs on one thread: exporting must not need that thread,
+    // nor panic for blocking inside it.
+    let (url, received) = receiver();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let telemetry = start(&url, false);
+        for call in calls() {
+            telemetry.record(&call);
+        }
+        telemetry.shutdown(Duration::from_secs(20)).unwrap();
+    });
+    assert_eq!(spans(&received).len(), 11);
+}
