@@ -404,6 +404,17 @@ impl ServerHandler for McpServer {
         if let Some(caller) = &caller {
             exec = exec.with_agent(caller.clone());
         }
+        // The client's W3C trace context, for the trace exporter to parent on.
+        let (traceparent, tracestate) = (
+            context.meta.get_traceparent(),
+            context.meta.get_tracestate(),
+        );
+        if traceparent.is_some() || tracestate.is_some() {
+            exec.extensions.insert(dsh_tools::TraceContext {
+                traceparent: traceparent.map(str::to_owned),
+                tracestate: tracestate.map(str::to_owned),
+            });
+        }
         let token = context.meta.get_progress_token();
         let progress = token.as_ref().map(|_| ToolProgress::new());
         if let Some(progress) = &progress {

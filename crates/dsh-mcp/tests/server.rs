@@ -82,3 +82,50 @@ async fn registry_changes_reach_the_client_as_list_changed() {
     client.cancel().await.unwrap();
     server.await.unwrap().unwrap();
 }
+
+/// Notes the trace context each call carried.
+struct SeenTraceContext(Arc<Mutex<Vec<Option<dsh_tools::TraceContext>>>>);
+
+impl dsh_tools::SyncMiddleware for SeenTraceContext {
+    fn before(&self, exec: &mut dsh_tools::ToolExecution) -> Result<(), dsh_tools::ToolError> {
+        let seen = exec.extensions.get::<dsh_tools::TraceContext>().cloned();
+        self.0.lock().unwrap().push(seen);
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_requests_trace_context_reaches_the_call() {
+    let registry = ToolRegistry::new();
+    registry.register(echo()).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    registry.use_sync_middleware(SeenTraceContext(seen.clone()));
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let _server = tokio::spawn(dsh_mcp::serve(dsh_mcp::McpServer::new(registry), server_io));
+    let client = ().serve(client_io).await.unwrap();
+    let serde_json::Value::Object(args) = json!({"text": "hi"}) else {
+        unreachable!()
+    };
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let mut meta = rmcp::model::RequestMetaObject::default();
+    meta.set_traceparent(traceparent);
+    meta.set_tracestate("vendor=x");
+    let mut params = CallToolRequestParams::new("echo").with_arguments(args.clone());
+    params.meta = Some(meta);
+    client.call_tool(params).await.unwrap();
+    client
+        .call_tool(CallToolRequestParams::new("echo").with_arguments(args))
+        .await
+        .unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            Some(dsh_tools::TraceContext {
+                traceparent: Some(traceparent.into()),
+                tracestate: Some("vendor=x".into()),
+            }),
+            None
+        ]
+    );
+}

@@ -424,6 +424,7 @@ pub use policy::{
 };
 pub use readonly::{is_read_only_command, read_only_programs};
 pub use rule::{PermissionRules, Rule, RuleError, RuleList};
+pub use settings::TelemetrySettings;
 pub use settings::{
     discover, project_claude_dir, remember_rule, RuleSource, CLAUDE_CODE_IGNORED_KEYS,
 };

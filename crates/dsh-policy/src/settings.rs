@@ -76,6 +76,10 @@ pub struct Settings {
     /// Variables set for every command the tools run (Claude Code's `env`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// OpenTelemetry export of tool calls (our extension; read by the host,
+    /// which starts the exporter).
+    #[serde(default, skip_serializing_if = "TelemetrySettings::is_empty")]
+    pub telemetry: TelemetrySettings,
     /// Claude Code's `disableAllHooks`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disable_all_hooks: Option<bool>,
@@ -109,6 +113,42 @@ pub struct McpSettings {
     /// `readOnlyHint` is never trusted: it is a claim by the server.
     #[serde(default)]
     pub read_only_tools: Vec<String>,
+}
+
+/// `telemetry`: OpenTelemetry export of tool calls (our extension). Off
+/// unless an endpoint is set, here or by the standard
+/// `OTEL_EXPORTER_OTLP_*` variables, which win over these keys.
+///
+/// ```json
+/// {"telemetry": {"otlpEndpoint": "http://localhost:4318", "otlpHeaders": {"x-team": "dev"},
+///                "serviceName": "dsh", "logCommands": false}}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TelemetrySettings {
+    /// The OTLP/HTTP base URL (`/v1/traces` and `/v1/metrics` are added),
+    /// as `OTEL_EXPORTER_OTLP_ENDPOINT`; setting it turns the export on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub otlp_endpoint: Option<String>,
+    /// Headers sent with every export (an API key, a tenant), as
+    /// `OTEL_EXPORTER_OTLP_HEADERS`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub otlp_headers: BTreeMap<String, String>,
+    /// The `service.name` of what is exported (default `dsh`), as
+    /// `OTEL_SERVICE_NAME`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_name: Option<String>,
+    /// Whether a call's command text is exported (default: no, as Codex
+    /// does not log prompts unless told to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_commands: Option<bool>,
+}
+
+impl TelemetrySettings {
+    /// Whether no key is set.
+    pub fn is_empty(&self) -> bool {
+        self == &TelemetrySettings::default()
+    }
 }
 
 /// `permissions`: the default mode and the three rule lists.
@@ -500,6 +540,25 @@ impl Settings {
                     format!("{name:?}: a tool name, without a specifier"),
                 ));
             }
+        }
+        if let Some(endpoint) = &self.telemetry.otlp_endpoint {
+            if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+                return Err(invalid(
+                    "telemetry.otlpEndpoint",
+                    format!("{endpoint:?}: must be an http:// or https:// URL"),
+                ));
+            }
+        }
+        if let Some(name) = self.telemetry.otlp_headers.keys().find(|k| {
+            k.is_empty()
+                || !k
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+        }) {
+            return Err(invalid(
+                format!("telemetry.otlpHeaders.{name}"),
+                "not a valid header name",
+            ));
         }
         if let Some(value) = &self.permissions.disable_bypass_permissions_mode {
             if value != "disable" {
@@ -943,6 +1002,9 @@ fn check_shape(root: &serde_json::Value) -> Result<(), SettingsError> {
             object(v, key)?;
         }
     }
+    if let Some(v) = root.get("telemetry") {
+        object(v, "telemetry")?;
+    }
     if let Some(Value::Object(events)) = root.get("hooks") {
         for (event, matchers) in events {
             let Value::Array(matchers) = matchers else {
@@ -1134,6 +1196,11 @@ impl Settings {
                 p.disable_auto_mode.or(out.permissions.disable_auto_mode);
             out.env.extend(layer.env);
             out.disable_all_hooks = layer.disable_all_hooks.or(out.disable_all_hooks);
+            let t = layer.telemetry;
+            out.telemetry.otlp_endpoint = t.otlp_endpoint.or(out.telemetry.otlp_endpoint.take());
+            out.telemetry.otlp_headers.extend(t.otlp_headers);
+            out.telemetry.service_name = t.service_name.or(out.telemetry.service_name.take());
+            out.telemetry.log_commands = t.log_commands.or(out.telemetry.log_commands);
             // The most specific file's sandbox holds.
             if layer.sandbox.is_some()
                 || layer.sandbox_enabled.is_some()

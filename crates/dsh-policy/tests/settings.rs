@@ -426,3 +426,47 @@ fn claude_codes_sandbox_filesystem_keys_are_honoured_or_refused() {
     assert_eq!(merged.sandbox_escalation, Some(false));
     assert!(merged.sandbox_settings().is_some());
 }
+
+#[test]
+fn telemetry_section_is_checked_and_merged() {
+    let s = Settings::from_str(
+        r#"{"telemetry": {"otlpEndpoint": "http://localhost:4318", "otlpHeaders": {"x-team": "dev"},
+            "serviceName": "agent-a", "logCommands": true}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        s.telemetry.otlp_endpoint.as_deref(),
+        Some("http://localhost:4318")
+    );
+    assert_eq!(s.telemetry.otlp_headers["x-team"], "dev");
+    assert_eq!(s.telemetry.service_name.as_deref(), Some("agent-a"));
+    assert_eq!(s.telemetry.log_commands, Some(true));
+    assert!(s.ignored.is_empty(), "{:?}", s.ignored);
+
+    // A typo is an error naming the key, not a silent default.
+    let e = err(r#"{"telemetry": {"logCommand": true}}"#);
+    assert!(e.to_string().contains("unknown field `logCommand`"), "{e}");
+    assert!(e.to_string().contains("telemetry"), "{e}");
+    let e = err(r#"{"telemetry": {"otlpEndpoint": "localhost:4318"}}"#);
+    assert_eq!(e.key(), Some("telemetry.otlpEndpoint"));
+    let e = err(r#"{"telemetry": {"otlpHeaders": {"bad header": "x"}}}"#);
+    assert_eq!(e.key(), Some("telemetry.otlpHeaders.bad header"));
+    let e = err(r#"{"telemetry": []}"#);
+    assert_eq!(e.key(), Some("telemetry"));
+
+    // The more specific file wins a scalar and a header; headers add up.
+    let user = Settings::from_str(
+        r#"{"telemetry": {"otlpEndpoint": "http://a:4318", "otlpHeaders": {"k": "1", "u": "x"}, "logCommands": true}}"#,
+    )
+    .unwrap();
+    let project = Settings::from_str(
+        r#"{"telemetry": {"otlpEndpoint": "http://b:4318", "otlpHeaders": {"k": "2"}}}"#,
+    )
+    .unwrap();
+    let (merged, _) = Settings::merge(vec![("u".into(), user), ("p".into(), project)]);
+    let t = merged.telemetry;
+    assert_eq!(t.otlp_endpoint.as_deref(), Some("http://b:4318"));
+    assert_eq!(t.otlp_headers["k"], "2");
+    assert_eq!(t.otlp_headers["u"], "x");
+    assert_eq!(t.log_commands, Some(true));
+}

@@ -392,6 +392,18 @@ pub enum KernelHold {
     ReadOnly,
 }
 
+/// The W3C trace context a call came with (the MCP request's `_meta`
+/// `traceparent` and `tracestate`), put in the call's [`Extensions`] by the
+/// protocol layer for whoever exports traces. Kept as the client sent it:
+/// the exporter checks it, and an invalid one makes no parent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceContext {
+    /// `traceparent`: `00-<trace id>-<parent span id>-<flags>`.
+    pub traceparent: Option<String>,
+    /// `tracestate`: vendor entries that travel with the trace.
+    pub tracestate: Option<String>,
+}
+
 impl std::fmt::Debug for LiveOutput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("LiveOutput")

@@ -161,6 +161,7 @@ pub use definition::{
 };
 pub use dsh_tools_derive::ToolArgs;
 pub use error::{ErrorCode, ToolError};
+pub use execution::TraceContext;
 pub use execution::{
     CallArguments, Extensions, KernelHold, LiveOutput, ToolAnnotations, ToolArguments, ToolContext,
     ToolErrorInfo, ToolExecution, ToolExecutionResult, ToolOutput, ToolProgress,
