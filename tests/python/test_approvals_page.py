@@ -36,7 +36,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 from support import EXIT_DEADLINE_S, REQUEST_TIMEOUT_S, Spawned, gone_within, one_error, text
 
-SETTINGS = {"permissions": {"allow": ["Bash(echo:*)"]}}
+SETTINGS = {"permissions": {"allow": ["Bash(echo:*)", "Bash(sleep:*)"]}}
 # How long the page may take to show a change.
 BROWSER_WAIT_S = 20.0
 REPO = Path(__file__).resolve().parents[2]
@@ -239,3 +239,22 @@ async def exercise(session: ClientSession, driver: webdriver.Chrome, url: str, w
     assert not (work / "rejected").exists()
     empty = await run(driver.find_element, By.ID, "pending")
     assert "Nothing waits for an answer." in empty.text
+
+    # A call running now is listed with its elapsed time, until it ends.
+    row_xpath = "//div[@id='running']//tr[.//code[text()='run `sleep 3`']]"
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call, "slept", "sleep 3")
+        row = await run(
+            lambda: WebDriverWait(driver, BROWSER_WAIT_S).until(
+                EC.visibility_of_element_located((By.XPATH, row_xpath))
+            )
+        )
+        elapsed = await run(lambda: row.find_element(By.CLASS_NAME, "elapsed").text)
+        assert re.fullmatch(r"\d+ s", elapsed), elapsed
+    assert results["slept"].is_error is False, text(results["slept"])
+    await run(
+        lambda: WebDriverWait(driver, BROWSER_WAIT_S).until(
+            EC.invisibility_of_element_located((By.XPATH, row_xpath))
+        )
+    )
+    assert "No call is running." in (await run(driver.find_element, By.ID, "running")).text
