@@ -479,6 +479,29 @@ mod tests {
         cookie.split(';').next().unwrap().to_owned()
     }
 
+    struct Records;
+
+    impl crate::RecentRecords for Records {
+        fn title(&self) -> String {
+            "Recent calls".into()
+        }
+
+        fn recent(&self, limit: usize) -> Vec<serde_json::Value> {
+            vec![serde_json::json!({"tool": "bash", "limit": limit})]
+        }
+    }
+
+    #[test]
+    fn recent_records_show_only_with_a_provider() {
+        let bare = snapshot(&ApprovalRegistry::new());
+        assert!(bare.get("records").is_none());
+        let with = snapshot(&ApprovalRegistry::new().with_recent_records(Arc::new(Records)));
+        assert_eq!(
+            with["records"],
+            serde_json::json!({"title": "Recent calls", "items": [{"tool": "bash", "limit": RECENT_RECORDS}]})
+        );
+    }
+
     #[tokio::test]
     async fn only_loopback_addresses_are_served() {
         let refused =

@@ -617,6 +617,13 @@ async fn approvals(pid: Option<u32>, command: ApprovalsCommand) -> Result<ExitCo
             "no state directory: set HOME or XDG_STATE_HOME as the serving dsh had it".into(),
         ));
     };
+    if let ApprovalsCommand::Allow { id, .. } | ApprovalsCommand::Deny { id, .. } = &command {
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(UsageError(format!(
+                "{id:?} is not an ask id (a number, as `dsh approvals list` prints it)"
+            )));
+        }
+    }
     let live = dsh_approvals::state::live_servers(&dir);
     let server = match (pid, live.as_slice()) {
         (Some(pid), _) => match live.iter().find(|s| s.pid == pid) {
@@ -686,14 +693,6 @@ async fn approvals(pid: Option<u32>, command: ApprovalsCommand) -> Result<ExitCo
             }
             let _ = io::stdout().write_all(out.as_bytes());
             Ok(ExitCode::SUCCESS)
-        }
-        ApprovalsCommand::Allow { id, always } | ApprovalsCommand::Deny { id, always }
-            if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric()) =>
-        {
-            let _ = always;
-            Err(UsageError(format!(
-                "{id:?} is not an ask id (a number, as `dsh approvals list` prints it)"
-            )))
         }
         ApprovalsCommand::Allow { id, always } => {
             let answer = if always {

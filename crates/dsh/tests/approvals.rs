@@ -285,6 +285,8 @@ async fn several_servers_need_a_pid_and_stale_files_are_ignored() {
         .status
         .success());
     assert_eq!(asked.await.unwrap().is_error, Some(false));
+    let not_an_id = approvals(&dir, &["--pid", &pid, "allow", "../browser-url"]);
+    assert_eq!(not_an_id.status.code(), Some(2), "{not_an_id:?}");
     let unknown = approvals(&dir, &["list", "--pid", "4194305"]);
     assert_eq!(unknown.status.code(), Some(1));
     first.cancel().await.unwrap();
