@@ -7,7 +7,8 @@ installed by .ci/run), is the person: it opens the link dsh prints on
 stderr, sees the ask arrive live (server-sent events; the test waits with
 WebDriverWait, never a sleep), and clicks. A plain HTTP client checks that
 the page refuses requests without the token or cookie, and a write from
-another origin.
+another origin. Over HTTP (`--http`), a client without elicitation waits
+on the same page, answered with `dsh approvals` from a terminal.
 
 A screenshot of the page with an ask waiting is kept as
 `target/approvals-page.png` (under CARGO_TARGET_DIR when set).
@@ -19,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -28,13 +30,17 @@ from typing import Any
 import anyio
 import mcp.types as types
 import pytest
+from http_support import TOKENS
+from http_support import http_server as serve_http
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
-from support import EXIT_DEADLINE_S, REQUEST_TIMEOUT_S, Spawned, gone_within, one_error, text
+from support import EXIT_DEADLINE_S, REQUEST_TIMEOUT_S, Spawned, connect, gone_within, one_error, text
 
 SETTINGS = {"permissions": {"allow": ["Bash(echo:*)", "Bash(sleep:*)"]}}
 # How long the page may take to show a change.
@@ -258,3 +264,59 @@ async def exercise(session: ClientSession, driver: webdriver.Chrome, url: str, w
         )
     )
     assert "No call is running." in (await run(driver.find_element, By.ID, "running")).text
+
+
+# --- over HTTP: the same page for an HTTP client with nobody to ask ------------
+
+
+def dsh_approvals(dsh_bin: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`dsh approvals ARGS…` finding the server's state file under `home`."""
+    return subprocess.run(
+        [dsh_bin, "approvals", *args],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)},
+        capture_output=True, text=True, timeout=REQUEST_TIMEOUT_S,
+    )
+
+
+def waiting_asks(dsh_bin: str, home: Path) -> list[dict[str, Any]]:
+    """Polls `dsh approvals list --json` until an ask waits."""
+    deadline = time.monotonic() + REQUEST_TIMEOUT_S
+    while True:
+        listed = dsh_approvals(dsh_bin, home, "list", "--json")
+        if listed.returncode == 0 and (asks := json.loads(listed.stdout)):
+            return asks
+        assert time.monotonic() < deadline, f"no ask appeared: {listed}"
+        time.sleep(0.05)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("generation", ["2025-11-25", "2026-07-28"])
+async def test_an_http_client_without_elicitation_waits_on_the_page(
+    generation: str, dsh_bin: str, tmp_path: Path
+) -> None:
+    with serve_http(dsh_bin, tmp_path, flags=["--approvals-page", "--approvals-wait", "60"]) as server:
+        http_client = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKENS['alice']}"})
+        async with http_client, streamable_http_client(server.url, http_client=http_client) as (read, write, *_):
+            async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S * 2) as session:
+                with anyio.fail_after(REQUEST_TIMEOUT_S):
+                    await connect(session, generation)
+                results: dict[str, types.CallToolResult] = {}
+
+                async def call(command: str) -> None:
+                    results[command] = await session.call_tool("bash", {"command": command})
+
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(call, "touch over-http")
+                    asks = await anyio.to_thread.run_sync(waiting_asks, dsh_bin, tmp_path)
+                    assert len(asks) == 1, asks
+                    assert asks[0]["command"] == "touch over-http", asks
+                    # The principal, and the client as it introduced itself.
+                    assert asks[0]["agent"] == "alice", asks
+                    assert asks[0]["client"], asks
+                    answered = await anyio.to_thread.run_sync(
+                        lambda: dsh_approvals(dsh_bin, tmp_path, "allow", asks[0]["id"])
+                    )
+                    assert answered.returncode == 0, answered
+                done = results["touch over-http"]
+                assert done.is_error is False, text(done)
+                assert (server.work / "over-http").exists()
