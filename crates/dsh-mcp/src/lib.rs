@@ -20,7 +20,7 @@
 //! | `tools/call` | [`ToolRegistry::execute`] with the JSON-RPC request id as the call id; a failure of the pipeline also carries `_meta: {"dsh/error": {"name", "code"}}` (`INVALID_ARGS`, `PERMISSION_DENIED`, …) |
 //! | `notifications/cancelled` | the call's cancellation token: the call is aborted and a command's whole process tree killed |
 //! | a request's `progressToken` | `notifications/progress` every second once a call has run for a second (seconds elapsed; bytes of output so far in the message), so clients do not time out on a long build |
-//! | an *ask* verdict | a form (allow once / allow always / reject / reject always, the command shown) when the client declared elicitation: an `elicitation/create` request in a session that began with `initialize`, an `input_required` result the client answers by retrying in the stateless revision, with a `requestState` sealed for the caller and the exact call that is accepted once, within ten minutes (anything else: `invalid_params`, nothing run); else `APPROVAL_UNAVAILABLE`, naming the rule that would allow the call |
+//! | an *ask* verdict | a form (allow once / allow always / reject / reject always, the command shown) when the client declared elicitation: an `elicitation/create` request in a session that began with `initialize`, an `input_required` result the client answers by retrying in the stateless revision, with a `requestState` sealed for the caller and the exact call that is accepted once, within ten minutes (anything else: `invalid_params`, nothing run); when the client cannot answer (no elicitation, a `decline` or `cancel`), the fallback approver if one is set ([`McpServer::with_fallback_approver`]: the approval page); else `APPROVAL_UNAVAILABLE`, naming the rule that would allow the call |
 //! | registry changes | `notifications/tools/list_changed` |
 //! | stdin end-of-file, SIGTERM, SIGINT | the session ends; the caller drops the pipeline, whose executor kills what it started |
 //!
@@ -73,6 +73,8 @@ pub struct McpServer {
     seal: Option<Arc<ApprovalSeal>>,
     /// Calls each caller has running, and how many it may.
     calls: Arc<CallCounts>,
+    /// Who is asked when the client cannot answer (the approval page).
+    fallback: Option<Arc<dyn Approver>>,
 }
 
 /// Calls running: in all (so shutting down can wait for them), and per
@@ -183,7 +185,20 @@ impl McpServer {
             // are then told approval is unavailable (fail closed).
             seal: ApprovalSeal::new(APPROVAL_TTL).ok().map(Arc::new),
             calls: Arc::default(),
+            fallback: None,
         }
+    }
+
+    /// Asks `fallback` (a person's approval page) when the client cannot
+    /// answer an *ask*: it declared no elicitation, or it answered
+    /// `decline` or `cancel` instead of one of the form's options. In the
+    /// stateless revision the `input_required` round stays the first
+    /// choice. When the fallback gets no answer either, the call fails
+    /// closed as without it, and its message adds that nobody answered on
+    /// the fallback (its [`Approver::answered_by`]) within the time waited.
+    pub fn with_fallback_approver(mut self, fallback: Arc<dyn Approver>) -> Self {
+        self.fallback = Some(fallback);
+        self
     }
 
     /// At most `limit` calls of one caller run at once; one more is refused
@@ -420,6 +435,13 @@ impl ServerHandler for McpServer {
         if let Some(progress) = &progress {
             exec = exec.with_progress(progress.clone());
         }
+        let client = context.client_info().map(|info| {
+            let client = info.name.to_string();
+            match &*info.version {
+                "" => client,
+                version => format!("{client} {version}"),
+            }
+        });
         let approval = Arc::new(CallApproval {
             peer: context.peer.clone(),
             elicits,
@@ -427,6 +449,9 @@ impl ServerHandler for McpServer {
             responses,
             needed: Mutex::new(None),
             progress_token: token.clone(),
+            client,
+            fallback: self.fallback.clone(),
+            unanswered: Mutex::new(None),
         });
         // A proxied tool forwards its upstream's progress; ours would mix in.
         let token = token.filter(|_| {
@@ -477,6 +502,21 @@ impl ServerHandler for McpServer {
                 Some(requests),
                 sealed,
             )));
+        }
+        let mut result = result;
+        if let Some((by, waited)) = approval.take_unanswered() {
+            let unavailable = result
+                .error
+                .as_ref()
+                .is_some_and(|e| e.code == dsh_tools::ErrorCode::ApprovalUnavailable);
+            if let (true, Some(ContentBlock::Text { text, .. })) =
+                (unavailable, result.content.first_mut())
+            {
+                text.push_str(&format!(
+                    "; nobody answered on the {by} within {} s",
+                    waited.as_secs()
+                ));
+            }
         }
         let content = result.content.into_iter().map(mcp_content).collect();
         let mut answer = if result.is_error {
@@ -545,11 +585,21 @@ struct CallApproval {
     needed: Mutex<Option<Value>>,
     /// The client's progress token for this call, if it sent one.
     progress_token: Option<ProgressToken>,
+    /// The client's name and version, when it said them.
+    client: Option<String>,
+    /// Who is asked when the client cannot answer.
+    fallback: Option<Arc<dyn Approver>>,
+    /// The fallback that was asked and did not answer, and how long it was waited for.
+    unanswered: Mutex<Option<(String, Duration)>>,
 }
 
 impl CallApproval {
     fn take_needed(&self) -> Option<Value> {
         self.needed.lock().ok()?.take()
+    }
+
+    fn take_unanswered(&self) -> Option<(String, Duration)> {
+        self.unanswered.lock().ok()?.take()
     }
 
     /// Where a proxied tool sends its upstream's progress, if the client asked.
@@ -564,6 +614,13 @@ impl CallApproval {
 tokio::task_local! {
     /// The approval context of the call this task is serving.
     static CALL: Arc<CallApproval>;
+}
+
+/// The client (`name version`, as it said in `initialize` or in the
+/// request's `_meta`) of the MCP call this task is serving, if any: for a
+/// fallback approver that shows who asks.
+pub fn calling_client() -> Option<String> {
+    CALL.try_with(|call| call.client.clone()).ok().flatten()
 }
 
 /// Answers *ask* verdicts by asking the client's user: an elicitation
@@ -626,41 +683,77 @@ fn decision(answer: &ElicitResult) -> ApprovalAnswer {
         .map_or(ApprovalAnswer::RejectOnce, |(_, answer)| *answer)
 }
 
+/// Whether an answer leaves the call unanswered (no person chose an option).
+fn unanswered(answer: ApprovalAnswer) -> bool {
+    matches!(
+        answer,
+        ApprovalAnswer::Unavailable | ApprovalAnswer::Declined | ApprovalAnswer::Cancelled
+    )
+}
+
 impl Approver for ClientApprover {
     fn answered_by(&self) -> String {
         "client form".to_owned()
     }
 
     fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
+        let asked = self.ask_noted(request);
+        Box::pin(async move { asked.await.0 })
+    }
+
+    /// The client's answer; when it cannot give one (no elicitation, a
+    /// `decline` or a `cancel`), the fallback's, if there is a fallback.
+    fn ask_noted(&self, request: ApprovalRequest) -> BoxFuture<'static, (ApprovalAnswer, String)> {
+        let by = self.answered_by();
         let Ok(call) = CALL.try_with(Arc::clone) else {
-            return Box::pin(std::future::ready(ApprovalAnswer::Unavailable));
+            return Box::pin(std::future::ready((ApprovalAnswer::Unavailable, by)));
         };
-        if !call.elicits {
-            return Box::pin(std::future::ready(ApprovalAnswer::Unavailable));
-        }
-        let form = approval_form(&request);
-        if call.stateless {
-            let answer = match call.responses.get(APPROVAL_KEY) {
-                Some(response) => serde_json::from_value::<ElicitResult>(response.clone())
-                    .map_or(ApprovalAnswer::RejectOnce, |answer| decision(&answer)),
+        let from_client: BoxFuture<'static, ApprovalAnswer> = if !call.elicits {
+            Box::pin(std::future::ready(ApprovalAnswer::Unavailable))
+        } else if call.stateless {
+            let form = approval_form(&request);
+            match call.responses.get(APPROVAL_KEY) {
+                Some(response) => Box::pin(std::future::ready(
+                    serde_json::from_value::<ElicitResult>(response.clone())
+                        .map_or(ApprovalAnswer::RejectOnce, |answer| decision(&answer)),
+                )),
                 None => {
+                    // The question goes back as an `input_required` round:
+                    // the client's own way of asking comes first.
                     if let Ok(mut needed) = call.needed.lock() {
                         *needed = Some(form);
                     }
-                    ApprovalAnswer::Unavailable
+                    return Box::pin(std::future::ready((ApprovalAnswer::Unavailable, by)));
                 }
-            };
-            return Box::pin(std::future::ready(answer));
-        }
-        let peer = call.peer.clone();
-        Box::pin(async move {
-            let Ok(params) = serde_json::from_value::<ElicitRequestParams>(form) else {
-                return ApprovalAnswer::RejectOnce;
-            };
-            match peer.create_elicitation(params).await {
-                Ok(answer) => decision(&answer),
-                Err(_) => ApprovalAnswer::RejectOnce,
             }
+        } else {
+            let peer = call.peer.clone();
+            let form = approval_form(&request);
+            Box::pin(async move {
+                let Ok(params) = serde_json::from_value::<ElicitRequestParams>(form) else {
+                    return ApprovalAnswer::RejectOnce;
+                };
+                match peer.create_elicitation(params).await {
+                    Ok(answer) => decision(&answer),
+                    Err(_) => ApprovalAnswer::RejectOnce,
+                }
+            })
+        };
+        Box::pin(async move {
+            let answer = from_client.await;
+            let Some(fallback) = call.fallback.clone().filter(|_| unanswered(answer)) else {
+                return (answer, by);
+            };
+            let asked = Instant::now();
+            let (second, second_by) = fallback.ask_noted(request).await;
+            if unanswered(second) {
+                // Fails closed as without the fallback, saying it was tried.
+                if let Ok(mut note) = call.unanswered.lock() {
+                    *note = Some((fallback.answered_by(), asked.elapsed()));
+                }
+                return (answer, format!("{by}, then {second_by}"));
+            }
+            (second, second_by)
         })
     }
 }

@@ -47,6 +47,22 @@ pub enum Command {
         upstreams: UpstreamOptions,
         #[command(flatten)]
         http: Box<HttpOptions>,
+        #[command(flatten)]
+        page: ApprovalsPageOptions,
+    },
+    /// Answer the asks waiting on a running `dsh mcp --approvals-page`
+    ///
+    /// Finds the serving dsh by its state file ($XDG_STATE_HOME/dsh/approvals,
+    /// else ~/.local/state/dsh/approvals) and talks to it over loopback
+    /// HTTP with the bearer token kept there. With several serving, name
+    /// one with --pid.
+    #[command(verbatim_doc_comment)]
+    Approvals {
+        /// The process id of the serving dsh (needed when several serve)
+        #[arg(long, value_name = "PID", global = true)]
+        pid: Option<u32>,
+        #[command(subcommand)]
+        command: ApprovalsCommand,
     },
     /// Print the effective settings, the files read, and the file each rule came from
     Settings {
@@ -121,6 +137,58 @@ pub enum Command {
         #[command(subcommand)]
         command: SandboxSubcommand,
     },
+}
+
+/// The `dsh approvals` commands.
+#[derive(Subcommand, Debug, PartialEq, Eq)]
+pub enum ApprovalsCommand {
+    /// Print a new one-time link that signs a browser in to the page
+    Url,
+    /// Print the asks waiting: id, tool, command, reason
+    List {
+        /// Print them as a JSON array instead
+        #[arg(long)]
+        json: bool,
+    },
+    /// Allow the ask ID (once; with --always, for the rest of the session)
+    Allow {
+        /// The ask's id, as `list` prints it
+        #[arg(value_name = "ID")]
+        id: String,
+        /// Add the allow rules the page shows, for the rest of the session
+        #[arg(long)]
+        always: bool,
+    },
+    /// Reject the ask ID (once; with --always, for the rest of the session)
+    Deny {
+        /// The ask's id, as `list` prints it
+        #[arg(value_name = "ID")]
+        id: String,
+        /// Add the deny rules the page shows, for the rest of the session
+        #[arg(long)]
+        always: bool,
+    },
+}
+
+/// `dsh mcp --approvals-page`: a local page where a person answers asks.
+#[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
+pub struct ApprovalsPageOptions {
+    /// Serve a page on a loopback ADDR (default 127.0.0.1 and a random
+    /// port) where a person answers the asks the client cannot; its link,
+    /// with a one-time token, goes to stderr (and `dsh approvals url`)
+    #[arg(
+        long,
+        value_name = "ADDR",
+        num_args = 0..=1,
+        default_missing_value = "127.0.0.1:0",
+        require_equals = false
+    )]
+    pub approvals_page: Option<String>,
+    /// Seconds an ask waits on the page for an answer before the call
+    /// fails closed
+    #[arg(long, value_name = "SECS", default_value_t = 300, requires = "approvals_page",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub approvals_wait: u64,
 }
 
 /// The `dsh sandbox` commands.
@@ -204,6 +272,12 @@ impl Command {
                 command: SandboxSubcommand::Status { .. },
             } => &["sandbox", "status"],
             Command::Acp { .. } => &["acp"],
+            Command::Approvals { command, .. } => match command {
+                ApprovalsCommand::Url => &["approvals", "url"],
+                ApprovalsCommand::List { .. } => &["approvals", "list"],
+                ApprovalsCommand::Allow { .. } => &["approvals", "allow"],
+                ApprovalsCommand::Deny { .. } => &["approvals", "deny"],
+            },
         }
     }
 }
@@ -590,6 +664,41 @@ mod tests {
         assert_eq!(upstreams.upstream, ["srv", "--flag", "x"]);
         // --name names the server after --; alone it is a usage error.
         assert!(parse("mcp --name fx").is_err());
+        let page = |line: &str| match parse(line).unwrap() {
+            Command::Mcp { page, .. } => page,
+            other => panic!("not mcp: {other:?}"),
+        };
+        assert_eq!(page("mcp").approvals_page, None);
+        assert_eq!(
+            page("mcp --approvals-page --mode plan")
+                .approvals_page
+                .as_deref(),
+            Some("127.0.0.1:0")
+        );
+        let chosen = page("mcp --approvals-page 127.0.0.1:9000 --approvals-wait 5");
+        assert_eq!(chosen.approvals_page.as_deref(), Some("127.0.0.1:9000"));
+        assert_eq!(chosen.approvals_wait, 5);
+        assert_eq!(page("mcp --approvals-page").approvals_wait, 300);
+        assert!(parse("mcp --approvals-wait 5").is_err());
+        assert!(parse("mcp --approvals-page --approvals-wait 0").is_err());
+        assert_eq!(
+            parse("approvals allow 3 --always --pid 42").unwrap(),
+            Command::Approvals {
+                pid: Some(42),
+                command: ApprovalsCommand::Allow {
+                    id: "3".into(),
+                    always: true
+                }
+            }
+        );
+        assert_eq!(
+            parse("approvals list --json").unwrap(),
+            Command::Approvals {
+                pid: None,
+                command: ApprovalsCommand::List { json: true }
+            }
+        );
+        assert!(parse("approvals deny").is_err());
     }
 
     #[test]

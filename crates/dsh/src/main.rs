@@ -8,8 +8,8 @@ mod cli;
 
 use clap::Parser;
 use cli::{
-    Cli, Command, HookSubcommand, PipelineOptions, PolicyCommand, SandboxSubcommand, SchemasFormat,
-    UpstreamOptions, UsageError,
+    ApprovalsCommand, Cli, Command, HookSubcommand, PipelineOptions, PolicyCommand,
+    SandboxSubcommand, SchemasFormat, UpstreamOptions, UsageError,
 };
 use dsh_harness::{Pipeline, PipelineOptions as HarnessOptions};
 use dsh_policy::{ApproveAll, Approver};
@@ -311,6 +311,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             options,
             upstreams,
             http,
+            page,
         } => {
             let configs = upstream_configs(&upstreams)?;
             let listen = match &http.http {
@@ -347,6 +348,14 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             if http.http.is_some() {
                 server = server.with_calls_per_caller(http.max_calls_per_principal as usize);
             }
+            // Stopped, and its state file removed, when dropped.
+            let serving_page = match &page.approvals_page {
+                Some(addr) => Some(approvals_page(addr, page.approvals_wait, &pipeline).await?),
+                None => None,
+            };
+            if let Some(serving) = &serving_page {
+                server = server.with_fallback_approver(serving.approver.clone());
+            }
             let served = match listen {
                 Some((listener, access)) => {
                     let stop = dsh_tools::CancellationToken::new();
@@ -357,6 +366,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             if let Some(proxy) = proxy {
                 proxy.shutdown().await;
             }
+            drop(serving_page);
             match served {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(err) => {
@@ -463,6 +473,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
         Command::Sandbox {
             command: SandboxSubcommand::Status { json },
         } => Ok(sandbox_status(json)),
+        Command::Approvals { pid, command } => approvals(pid, command).await,
         Command::Acp {
             script,
             permission_timeout_ms,
@@ -483,6 +494,226 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                     let _ = writeln!(io::stderr(), "dsh acp: {e}");
                     Ok(ExitCode::from(1))
                 }
+            }
+        }
+    }
+}
+
+/// The approval page of `dsh mcp --approvals-page`, while it serves.
+struct ServingPage {
+    /// Puts asks on the page: the MCP server's fallback approver.
+    approver: Arc<dyn Approver>,
+    stop: dsh_tools::CancellationToken,
+    /// Where `dsh approvals` finds the page; removed when dropped.
+    _state: Option<dsh_approvals::state::StateFile>,
+}
+
+impl Drop for ServingPage {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Asks on the page, showing the MCP client that sent the call.
+struct McpPageApprover(dsh_approvals::PageApprover);
+
+impl Approver for McpPageApprover {
+    fn ask(
+        &self,
+        request: dsh_policy::ApprovalRequest,
+    ) -> futures::future::BoxFuture<'static, dsh_policy::ApprovalAnswer> {
+        let asked = self.ask_noted(request);
+        Box::pin(async move { asked.await.0 })
+    }
+
+    fn answered_by(&self) -> String {
+        self.0.answered_by()
+    }
+
+    fn ask_noted(
+        &self,
+        request: dsh_policy::ApprovalRequest,
+    ) -> futures::future::BoxFuture<'static, (dsh_policy::ApprovalAnswer, String)> {
+        let origin = dsh_approvals::AskOrigin {
+            client: dsh_mcp::calling_client(),
+            cwd: None,
+        };
+        self.0.ask_from(&request, origin)
+    }
+}
+
+/// Starts the approval page on loopback `addr`, writes its state file, and
+/// prints its link.
+async fn approvals_page(
+    addr: &str,
+    wait_secs: u64,
+    pipeline: &Pipeline,
+) -> Result<ServingPage, UsageError> {
+    let address: std::net::SocketAddr = addr.parse().map_err(|e| {
+        UsageError(format!(
+            "--approvals-page {addr:?} is not an address (e.g. 127.0.0.1:8788): {e}"
+        ))
+    })?;
+    if !address.ip().is_loopback() {
+        return Err(UsageError(format!(
+            "--approvals-page {addr}: the page is served on a loopback address only (127.0.0.1, ::1)"
+        )));
+    }
+    // The page's tokens are out of reach of the commands this process runs
+    // (the same user), as with --http.
+    if let Err(err) = dsh_sandbox::hide_own_memory() {
+        return Err(UsageError(format!(
+            "cannot hide the server's memory from its commands (PR_SET_DUMPABLE): {err}"
+        )));
+    }
+    let registry = dsh_approvals::ApprovalRegistry::new();
+    let page = dsh_approvals::ApprovalPage::bind(address, registry.clone())
+        .await
+        .map_err(|e| UsageError(e.to_string()))?;
+    let url = page.browser_url().map_err(|e| UsageError(e.to_string()))?;
+    let state = match dsh_approvals::state::state_dir() {
+        Some(dir) => Some(
+            dsh_approvals::state::StateFile::write(&dir, &page.base_url(), page.terminal_token())
+                .map_err(UsageError)?,
+        ),
+        None => {
+            let _ = writeln!(
+                io::stderr(),
+                "dsh mcp: no state directory (set HOME or XDG_STATE_HOME): `dsh approvals` cannot find this page"
+            );
+            None
+        }
+    };
+    // Innermost: a call counts as running once it is dispatched.
+    pipeline
+        .registry()
+        .use_middleware(dsh_approvals::RunningCalls(registry.clone()));
+    let wait = std::time::Duration::from_secs(wait_secs);
+    let approver = dsh_approvals::PageApprover::new(registry)
+        .with_wait(wait)
+        .with_cwd(pipeline.cwd().display().to_string());
+    let stop = dsh_tools::CancellationToken::new();
+    tokio::spawn(page.serve(stop.clone()));
+    let _ = writeln!(
+        io::stderr(),
+        "dsh mcp: approvals page at {url} (asks the client cannot answer wait there {wait_secs} s; or `dsh approvals list`)"
+    );
+    Ok(ServingPage {
+        approver: Arc::new(McpPageApprover(approver)),
+        stop,
+        _state: state,
+    })
+}
+
+/// `dsh approvals …`: the terminal's side of the page.
+async fn approvals(pid: Option<u32>, command: ApprovalsCommand) -> Result<ExitCode, UsageError> {
+    use dsh_approvals::client;
+    let fail = |why: String| {
+        let _ = writeln!(io::stderr(), "dsh approvals: {why}");
+        Ok(ExitCode::from(1))
+    };
+    let Some(dir) = dsh_approvals::state::state_dir() else {
+        return Err(UsageError(
+            "no state directory: set HOME or XDG_STATE_HOME as the serving dsh had it".into(),
+        ));
+    };
+    if let ApprovalsCommand::Allow { id, .. } | ApprovalsCommand::Deny { id, .. } = &command {
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(UsageError(format!(
+                "{id:?} is not an ask id (a number, as `dsh approvals list` prints it)"
+            )));
+        }
+    }
+    let live = dsh_approvals::state::live_servers(&dir);
+    let server = match (pid, live.as_slice()) {
+        (Some(pid), _) => match live.iter().find(|s| s.pid == pid) {
+            Some(server) => server.clone(),
+            None => {
+                return fail(format!(
+                    "no dsh with pid {pid} serves an approval page (state files in {})",
+                    dir.display()
+                ))
+            }
+        },
+        (None, [one]) => one.clone(),
+        (None, []) => {
+            return fail(format!(
+                "no dsh serves an approval page (no live state file in {}): start `dsh mcp --approvals-page`",
+                dir.display()
+            ))
+        }
+        (None, several) => {
+            let pids: Vec<String> = several.iter().map(|s| s.pid.to_string()).collect();
+            return Err(UsageError(format!(
+                "several dsh serve an approval page (pids {}): choose one with --pid",
+                pids.join(", ")
+            )));
+        }
+    };
+    match command {
+        ApprovalsCommand::Url => match client::browser_url(&server).await {
+            Ok(url) => {
+                let _ = writeln!(io::stdout(), "{url}");
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => fail(e),
+        },
+        ApprovalsCommand::List { json } => {
+            let pending = match client::pending(&server).await {
+                Ok(pending) => pending,
+                Err(e) => return fail(e),
+            };
+            if json {
+                return Ok(print_json(&Value::Array(pending), ExitCode::SUCCESS));
+            }
+            let mut out = String::new();
+            if pending.is_empty() {
+                out.push_str("no ask is waiting\n");
+            } else {
+                out.push_str("ID\tTOOL\tCOMMAND\tREASON\n");
+            }
+            for ask in &pending {
+                let field = |key: &str| ask.get(key).and_then(Value::as_str).unwrap_or("");
+                let what = match ask.get("command").and_then(Value::as_str) {
+                    Some(command) => command.to_owned(),
+                    None => ask
+                        .get("arguments")
+                        .map(Value::to_string)
+                        .unwrap_or_default(),
+                };
+                // One line each, whatever the command holds.
+                let one_line = |text: &str| text.replace(['\n', '\t'], " ");
+                out.push_str(&format!(
+                    "{}\t{}\t{}\t{}\n",
+                    field("id"),
+                    field("tool"),
+                    one_line(&what),
+                    one_line(field("reason"))
+                ));
+            }
+            let _ = io::stdout().write_all(out.as_bytes());
+            Ok(ExitCode::SUCCESS)
+        }
+        ApprovalsCommand::Allow { id, always } => {
+            let answer = if always {
+                dsh_policy::ApprovalAnswer::AllowAlways
+            } else {
+                dsh_policy::ApprovalAnswer::AllowOnce
+            };
+            match client::answer(&server, &id, answer).await {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => fail(e),
+            }
+        }
+        ApprovalsCommand::Deny { id, always } => {
+            let answer = if always {
+                dsh_policy::ApprovalAnswer::RejectAlways
+            } else {
+                dsh_policy::ApprovalAnswer::RejectOnce
+            };
+            match client::answer(&server, &id, answer).await {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => fail(e),
             }
         }
     }
