@@ -40,7 +40,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
-from support import EXIT_DEADLINE_S, REQUEST_TIMEOUT_S, Spawned, connect, gone_within, one_error, text
+from support import EXIT_DEADLINE_S, REQUEST_TIMEOUT_S, Spawned, cmdline, connect, gone_within, one_error, text
 
 SETTINGS = {"permissions": {"allow": ["Bash(echo:*)", "Bash(sleep:*)"]}}
 # How long the page may take to show a change.
@@ -264,6 +264,38 @@ async def exercise(session: ClientSession, driver: webdriver.Chrome, url: str, w
         )
     )
     assert "No call is running." in (await run(driver.find_element, By.ID, "running")).text
+
+    # A running call shows its output so far, and the Kill button stops it:
+    # its command is killed and its client gets the call's end.
+    def sleepers() -> list[int]:
+        return [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if cmdline(pid) == "sleep 67"]
+
+    row_xpath = "//div[@id='running']//tr[.//code[contains(text(), 'sleep 67')]]"
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call, "killed", "echo output-so-far; sleep 67")
+        row = await run(
+            lambda: WebDriverWait(driver, BROWSER_WAIT_S).until(
+                EC.text_to_be_present_in_element((By.XPATH, row_xpath), "output-so-far")
+            )
+            and driver.find_element(By.XPATH, row_xpath)
+        )
+        deadline = time.monotonic() + BROWSER_WAIT_S
+        while not sleepers():
+            assert time.monotonic() < deadline, "the call's sleep never started"
+            await anyio.sleep(0.02)
+        await run(row.find_element(By.CSS_SELECTOR, "button.kill").click)
+    killed = results["killed"]
+    assert killed.is_error is True, text(killed)
+    assert error_code(killed) == "ABORTED", killed
+    deadline = time.monotonic() + EXIT_DEADLINE_S
+    while sleepers():
+        assert time.monotonic() < deadline, "the killed call's sleep is still running"
+        await anyio.sleep(0.02)
+    await run(
+        lambda: WebDriverWait(driver, BROWSER_WAIT_S).until(
+            EC.invisibility_of_element_located((By.XPATH, row_xpath))
+        )
+    )
 
 
 # --- over HTTP: the same page for an HTTP client with nobody to ask ------------

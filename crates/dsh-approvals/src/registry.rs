@@ -79,6 +79,8 @@ pub struct PendingAsk {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunningCall {
+    /// Its id on the page (what a kill names).
+    pub id: String,
     /// The model's id for the call.
     pub call_id: String,
     /// The tool.
@@ -89,6 +91,18 @@ pub struct RunningCall {
     pub agent: Option<String>,
     /// When it started, in milliseconds since the Unix epoch.
     pub started_at_ms: u64,
+    /// The end of what it printed so far (at most [`OUTPUT_SHOWN`] bytes,
+    /// cut at a character boundary), as the tool streams it.
+    pub output: String,
+}
+
+/// How much of a running call's latest output the page shows.
+pub const OUTPUT_SHOWN: usize = 4096;
+
+/// A running call and what stops it.
+struct Running {
+    call: RunningCall,
+    stop: Option<tokio_util::sync::CancellationToken>,
 }
 
 /// Recent records of what ran (an audit log), shown under the asks. The page
@@ -111,7 +125,7 @@ struct Inner {
     next_id: u64,
     pending: BTreeMap<u64, Waiting>,
     next_running: u64,
-    running: BTreeMap<u64, RunningCall>,
+    running: BTreeMap<u64, Running>,
 }
 
 /// The asks waiting for a person, shared by the approver that files them and
@@ -300,7 +314,35 @@ impl ApprovalRegistry {
 
     /// The calls running now, oldest first.
     pub fn running(&self) -> Vec<RunningCall> {
-        self.lock().running.values().cloned().collect()
+        self.lock()
+            .running
+            .values()
+            .map(|r| r.call.clone())
+            .collect()
+    }
+
+    /// Stops running call `id` (its id on the page) as a client's
+    /// cancellation would: the tool kills what it started.
+    ///
+    /// # Errors
+    /// No call of that id is running, or it cannot be stopped.
+    pub fn kill(&self, id: &str) -> Result<(), String> {
+        let stop = {
+            let inner = self.lock();
+            let running = id
+                .parse::<u64>()
+                .ok()
+                .and_then(|key| inner.running.get(&key))
+                .ok_or_else(|| format!("no call {id:?} is running (it ended already?)"))?;
+            running.stop.clone()
+        };
+        match stop {
+            Some(stop) => {
+                stop.cancel();
+                Ok(())
+            }
+            None => Err(format!("call {id} cannot be stopped")),
+        }
     }
 
     /// Up to `limit` recent records, when a provider was given.
@@ -310,13 +352,19 @@ impl ApprovalRegistry {
             .map(|records| (records.title(), records.recent(limit)))
     }
 
-    /// Notes a call that starts; it is listed as running until the guard drops.
-    pub fn started(&self, call: RunningCall) -> RunningGuard {
+    /// Notes a call that starts (its `id` is assigned here); it is listed
+    /// as running until the guard drops, and a kill cancels `stop`.
+    pub fn started(
+        &self,
+        mut call: RunningCall,
+        stop: Option<tokio_util::sync::CancellationToken>,
+    ) -> RunningGuard {
         let key = {
             let mut inner = self.lock();
             inner.next_running += 1;
             let key = inner.next_running;
-            inner.running.insert(key, call);
+            call.id = key.to_string();
+            inner.running.insert(key, Running { call, stop });
             key
         };
         self.changed();
@@ -338,6 +386,28 @@ impl ApprovalRegistry {
 pub struct RunningGuard {
     registry: ApprovalRegistry,
     key: u64,
+}
+
+impl RunningGuard {
+    /// Adds a chunk of the call's output; the page keeps the end of it.
+    pub fn output(&self, chunk: &[u8]) {
+        {
+            let mut inner = self.registry.lock();
+            let Some(running) = inner.running.get_mut(&self.key) else {
+                return;
+            };
+            let shown = &mut running.call.output;
+            shown.push_str(&String::from_utf8_lossy(chunk));
+            if shown.len() > OUTPUT_SHOWN {
+                let mut cut = shown.len() - OUTPUT_SHOWN;
+                while !shown.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                shown.drain(..cut);
+            }
+        }
+        self.registry.changed();
+    }
 }
 
 impl Drop for RunningGuard {
@@ -494,15 +564,37 @@ mod tests {
     #[test]
     fn running_calls_are_listed_while_their_guard_lives() {
         let registry = ApprovalRegistry::new();
-        let guard = registry.started(RunningCall {
-            call_id: "7".into(),
-            tool: "bash".into(),
-            action: "run `sleep 5`".into(),
-            agent: None,
-            started_at_ms: 1,
-        });
-        assert_eq!(registry.running().len(), 1);
+        let stop = tokio_util::sync::CancellationToken::new();
+        let guard = registry.started(
+            RunningCall {
+                id: String::new(),
+                call_id: "7".into(),
+                tool: "bash".into(),
+                action: "run `sleep 5`".into(),
+                agent: None,
+                started_at_ms: 1,
+                output: String::new(),
+            },
+            Some(stop.clone()),
+        );
+        let listed = registry.running();
+        assert_eq!(listed.len(), 1);
+        // Output: the end of it, cut at a character boundary.
+        guard.output(b"first line\n");
+        assert_eq!(registry.running()[0].output, "first line\n");
+        guard.output("é".repeat(OUTPUT_SHOWN).as_bytes());
+        let shown = registry.running()[0].output.clone();
+        assert!(
+            shown.len() <= OUTPUT_SHOWN && shown.chars().all(|c| c == 'é'),
+            "{shown:?}"
+        );
+        // A kill names the page's id and cancels the call's token.
+        assert!(registry.kill("999").is_err());
+        assert!(!stop.is_cancelled());
+        registry.kill(&listed[0].id).unwrap();
+        assert!(stop.is_cancelled());
         drop(guard);
         assert!(registry.running().is_empty());
+        assert!(registry.kill(&listed[0].id).is_err());
     }
 }

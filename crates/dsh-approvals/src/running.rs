@@ -1,7 +1,7 @@
 //! [`RunningCalls`]: a middleware that lists the calls running now on the page.
 
 use crate::registry::{ApprovalRegistry, RunningCall};
-use dsh_tools::{Middleware, MiddlewareFuture, Next, ToolExecution};
+use dsh_tools::{LiveOutput, Middleware, MiddlewareFuture, Next, ToolExecution};
 use serde_json::Value;
 
 /// The most characters of a call's arguments the page shows.
@@ -29,17 +29,39 @@ fn action(exec: &ToolExecution) -> String {
 }
 
 impl Middleware for RunningCalls {
-    fn handle(&self, exec: ToolExecution, next: Next) -> MiddlewareFuture {
+    fn handle(&self, mut exec: ToolExecution, next: Next) -> MiddlewareFuture {
         let started_at_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        let guard = self.0.started(RunningCall {
-            call_id: exec.call_id.clone(),
-            tool: exec.name.clone(),
-            action: action(&exec),
-            agent: exec.agent.clone(),
-            started_at_ms,
-        });
+        // The page's kill is the call's own cancellation: the tool kills
+        // the command's process tree, and the client gets the call's end.
+        let stop = exec.cancel_token().clone();
+        let guard = std::sync::Arc::new(self.0.started(
+            RunningCall {
+                id: String::new(),
+                call_id: exec.call_id.clone(),
+                tool: exec.name.clone(),
+                action: action(&exec),
+                agent: exec.agent.clone(),
+                started_at_ms,
+                output: String::new(),
+            },
+            Some(stop),
+        ));
+        // The output so far: the page's copy beside any other live view
+        // (an editor's terminal card).
+        let earlier = exec.extensions.get::<LiveOutput>().cloned();
+        // Weak: a tool that keeps the sink past the call (a background
+        // task's monitor) must not keep the call listed.
+        let shown = std::sync::Arc::downgrade(&guard);
+        exec.extensions.insert(LiveOutput::new(move |chunk| {
+            if let Some(shown) = shown.upgrade() {
+                shown.output(chunk);
+            }
+            if let Some(earlier) = &earlier {
+                earlier.emit(chunk);
+            }
+        }));
         Box::pin(async move {
             let result = next.run(exec).await;
             drop(guard);

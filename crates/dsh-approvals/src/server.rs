@@ -316,6 +316,18 @@ async fn route(shared: &Shared, request: Request<hyper::body::Incoming>) -> Resp
                 Err(refused) => plain(StatusCode::NOT_FOUND, &refused.to_string()),
             }
         }
+        (&Method::POST, kill) if kill.starts_with("/api/running/") && kill.ends_with("/kill") => {
+            if access.credential(request.headers()).is_none() {
+                return plain(StatusCode::UNAUTHORIZED, NEED_LINK);
+            }
+            let id = kill
+                .trim_start_matches("/api/running/")
+                .trim_end_matches("/kill");
+            match shared.registry.kill(id) {
+                Ok(()) => json(StatusCode::OK, &serde_json::json!({ "killed": id })),
+                Err(why) => plain(StatusCode::NOT_FOUND, &why),
+            }
+        }
         (_, "/" | "/api/state" | "/events" | "/api/browser-url") => {
             plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
         }
@@ -520,6 +532,7 @@ mod tests {
             (Method::GET, "/api/state"),
             (Method::GET, "/events"),
             (Method::POST, "/api/asks/1"),
+            (Method::POST, "/api/running/1/kill"),
             (Method::POST, "/api/browser-url"),
         ] {
             let reply = send(
