@@ -67,8 +67,7 @@ impl Masking {
     pub fn is_secret_name(&self, name: &str) -> bool {
         let upper = name.to_ascii_uppercase();
         let lower = name.to_ascii_lowercase();
-        self.words.iter().any(|w| upper.contains(w.as_str()))
-            || self.names.contains(&lower)
+        self.words.iter().any(|w| upper.contains(w.as_str())) || self.names.contains(&lower)
     }
 
     /// The arguments with secrets masked and long strings cut; the values
