@@ -139,6 +139,13 @@ impl Middleware for AuditMiddleware {
             found,
             escalated,
         };
+        // Should the call's future be dropped before it ends (its caller
+        // went away), the guard still records it, as abandoned.
+        let mut guard = Abandoned {
+            inner: inner.clone(),
+            started: Some(started),
+            slot: slot.clone(),
+        };
         Box::pin(async move {
             let refused = inner
                 .log
@@ -154,9 +161,13 @@ impl Middleware for AuditMiddleware {
                         ),
                     )
                 });
+            let call_id = exec.call_id.clone();
             let mut result = match &refused {
-                Some(err) => ToolExecutionResult::from_error(started.call_id.as_str(), err),
+                Some(err) => ToolExecutionResult::from_error(call_id.as_str(), err),
                 None => next.run(exec).await,
+            };
+            let Some(started) = guard.started.take() else {
+                return Ok(result);
             };
             let record = inner.record(&started, &slot.note(), &result);
             for observer in &inner.observers {
@@ -167,7 +178,7 @@ impl Middleware for AuditMiddleware {
                     if let Err(why) = log.write(record.to_line()).await {
                         if refused.is_none() {
                             result = ToolExecutionResult::from_error(
-                                started.call_id.as_str(),
+                                call_id.as_str(),
                                 &ToolError::new(
                                     ErrorCode::AuditUnavailable,
                                     format!(
@@ -184,6 +195,35 @@ impl Middleware for AuditMiddleware {
             }
             Ok(result)
         })
+    }
+}
+
+/// Records a call whose future was dropped before it ended.
+struct Abandoned {
+    inner: Arc<Inner>,
+    started: Option<Started>,
+    slot: DecisionSlot,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(started) = self.started.take() else {
+            return;
+        };
+        let result = ToolExecutionResult::from_error(
+            started.call_id.as_str(),
+            &ToolError::new(
+                ErrorCode::Aborted,
+                "abandoned: the call's caller went away before it ended",
+            ),
+        );
+        let record = self.inner.record(&started, &self.slot.note(), &result);
+        for observer in &self.inner.observers {
+            observer(&record);
+        }
+        if let Some(log) = &self.inner.log {
+            log.submit(record.to_line());
+        }
     }
 }
 
