@@ -23,7 +23,8 @@ pub type RecordObserver = Arc<dyn Fn(&CallRecord) + Send + Sync>;
 /// recorded too.
 ///
 /// It puts a [`DecisionSlot`] in the call's extensions for the permission
-/// layer to fill, runs the call, and makes a [`CallRecord`] from the call,
+/// layer to fill (or uses the one already there: layers inside it that want
+/// the decision too should likewise reuse it rather than replace it), runs the call, and makes a [`CallRecord`] from the call,
 /// the slot, the [`CallOrigin`] a front-end put in the call, and the result.
 /// The record goes to the [`AuditLog`] (when there is one) and to each
 /// [`RecordObserver`].
@@ -112,8 +113,15 @@ struct Started {
 impl Middleware for AuditMiddleware {
     fn handle(&self, mut exec: ToolExecution, next: Next) -> MiddlewareFuture {
         let inner = self.inner.clone();
-        let slot = DecisionSlot::new();
-        exec.extensions.insert(slot.clone());
+        // One slot per call: a layer outside this one may have put it there.
+        let slot = match exec.extensions.get::<DecisionSlot>() {
+            Some(slot) => slot.clone(),
+            None => {
+                let slot = DecisionSlot::new();
+                exec.extensions.insert(slot.clone());
+                slot
+            }
+        };
         let mut found = Vec::new();
         let arguments = match exec.arguments.as_value() {
             Some(args) => inner.masking.arguments(args, &mut found),

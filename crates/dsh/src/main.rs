@@ -349,7 +349,8 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 server = server.with_calls_per_caller(http.max_calls_per_principal as usize);
             }
             // On stdio the process is the session; over HTTP each call names its own.
-            let audit = install_audit(&pipeline, true, Some(process_session()))?;
+            let session = http.http.is_none().then(process_session);
+            let audit = install_audit(&pipeline, true, session)?;
             let served = match listen {
                 Some((listener, access)) => {
                     let stop = dsh_tools::CancellationToken::new();

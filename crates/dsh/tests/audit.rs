@@ -714,3 +714,107 @@ fn next_message(lines: &mut Lines) -> Value {
     let line = lines.next().expect("the server closed stdout").unwrap();
     serde_json::from_str(&line).unwrap()
 }
+
+#[test]
+fn a_call_a_hook_blocks_is_recorded_as_the_hooks_denial() {
+    let dir = TempDir::new("hook");
+    let settings = dir.0.join("settings.json");
+    let text = json!({
+        "permissions": {"allow": ["Bash(echo:*)"]},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "grep -q forbidden && { echo 'not that' >&2; exit 2; }; exit 0"}
+        ]}]},
+        "audit": {"enabled": true, "path": dir.log()},
+    });
+    std::fs::write(&settings, text.to_string()).unwrap();
+    let out = call(
+        &dir,
+        &settings,
+        "bash",
+        json!({"command": "echo forbidden"}),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let r = records(&dir, &["--decision", "deny"]);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0]["decision"]["origin"], "hook");
+    assert_eq!(r[0]["decision"]["hook"], "deny: Error: not that");
+    assert_eq!(
+        r[0]["outcome"],
+        json!({"isError": true, "errorCode": "HOOK_BLOCKED"})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_the_principal_is_recorded_with_the_session() {
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::ServiceExt;
+    let dir = TempDir::new("http");
+    let settings = dir.settings(json!({}));
+    let tokens = dir.0.join("tokens");
+    std::fs::write(&tokens, "alice:alice-token-0123456789\n").unwrap();
+    let mut server = dsh(&dir)
+        .args(["mcp", "--http", "127.0.0.1:0", "--token-file"])
+        .arg(&tokens)
+        .arg("--settings")
+        .arg(&settings)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(server.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = stderr
+            .next()
+            .expect("dsh mcp --http says where it serves")
+            .unwrap();
+        if let Some(url) = line.strip_prefix("dsh mcp: serving MCP at ") {
+            break url.to_owned();
+        }
+    };
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header("alice-token-0123456789"),
+    );
+    let client = ().serve(transport).await.expect("an MCP session over HTTP");
+    let Value::Object(args) = json!({"command": "echo over-http"}) else {
+        unreachable!()
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new("bash").with_arguments(args))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false));
+    let r = tokio::task::spawn_blocking({
+        let log = dir.log();
+        move || {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            loop {
+                let text = std::fs::read_to_string(log.join("audit.jsonl")).unwrap_or_default();
+                if let Some(line) = text.lines().next() {
+                    return serde_json::from_str::<Value>(line).unwrap();
+                }
+                assert!(Instant::now() < deadline, "no record");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(r["agent"], "alice", "{r}");
+    assert_eq!(r["arguments"]["command"], "echo over-http");
+    assert!(
+        r["client"].as_str().is_some_and(|c| c.starts_with("rmcp/")),
+        "{r}"
+    );
+    // The MCP session id, not the process's.
+    let session = r["session"].as_str().unwrap();
+    assert!(
+        !session.starts_with(&format!("{}-", server.id())),
+        "{session}"
+    );
+    let _ = client.cancel().await;
+    let _ = server.kill();
+    let _ = server.wait();
+}
