@@ -10,7 +10,8 @@
 //!   values of what reads as a secret's assignment or option:
 //!   `NAME=value` and `--NAME=value` / `--NAME value` / `-NAME value` where
 //!   NAME is a secret's name (`TOKEN=abc make`, `export GH_TOKEN=abc`,
-//!   `--password x`, `--api-key=x`), the credential after `Bearer` or
+//!   `--password x`, `--api-key=x`), `NAME: value` (`password: x` in YAML,
+//!   `"api_key": "x"` in JSON text), the credential after `Bearer` or
 //!   `Basic`, and the password of a URL (`https://user:pass@host`);
 //! * every other occurrence, in the record's texts (the reason, the hook's
 //!   say), of a value masked above that is at least four characters long.
@@ -117,8 +118,11 @@ impl Masking {
             i = end;
             if mask_next {
                 mask_next = false;
-                found.push(unquote(word).to_owned());
-                out.push_str(&requote(word, MASKED));
+                // Punctuation after the value (`"x",` in JSON) stays.
+                let core = word.trim_end_matches([',', '}', ']']);
+                found.push(unquote(core).to_owned());
+                out.push_str(&requote(core, MASKED));
+                out.push_str(&word[core.len()..]);
                 continue;
             }
             let (open, inner, close) = split_quotes(word);
@@ -144,6 +148,15 @@ impl Masking {
             if inner.starts_with('-') && !inner.contains('=') {
                 let bare = inner.trim_start_matches('-').replace('-', "_");
                 if is_name(&bare) && self.is_secret_name(&bare) {
+                    mask_next = true;
+                    out.push_str(word);
+                    continue;
+                }
+            }
+            // `password: x` (YAML, a header), `"api_key": "x"` (JSON).
+            if let Some(key) = word.strip_suffix(':') {
+                let key = key.trim_matches(|c| matches!(c, '"' | '\'' | '{' | '[' | ','));
+                if is_name(key) && self.is_secret_name(key) {
                     mask_next = true;
                     out.push_str(word);
                     continue;
@@ -323,6 +336,14 @@ mod tests {
             (
                 "ls -la; secret_thing=1 true",
                 "ls -la; secret_thing=[masked] true",
+            ),
+            (
+                r#"{"api_key": "k-1", "name": "n"}"#,
+                r#"{"api_key": "[masked]", "name": "n"}"#,
+            ),
+            (
+                "db:\n  password: pw1\n  host: h",
+                "db:\n  password: [masked]\n  host: h",
             ),
         ] {
             assert_eq!(text(command).0, kept, "{command}");
