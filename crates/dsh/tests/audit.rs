@@ -10,6 +10,29 @@ use std::time::{Duration, Instant};
 
 struct TempDir(PathBuf);
 
+/// A child process killed (and reaped) when the test ends, passed or not.
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl std::ops::Deref for Reaped {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Reaped {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
 impl TempDir {
     fn new(name: &str) -> TempDir {
         let dir = std::env::temp_dir().join(format!("dsh-audit-{name}-{}", std::process::id()));
@@ -417,12 +440,14 @@ fn follow_prints_new_records_across_rotations_and_stops_on_sigint() {
     let dir = TempDir::new("follow");
     let settings = dir.settings(json!({"maxFileBytes": 1024, "maxFiles": 10}));
     call(&dir, &settings, "bash", json!({"command": "echo before"}));
-    let mut follower = dsh(&dir)
-        .args(["audit", "--follow", "--json", "--tool", "bash", "--path"])
-        .arg(dir.log())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut follower = Reaped(
+        dsh(&dir)
+            .args(["audit", "--follow", "--json", "--tool", "bash", "--path"])
+            .arg(dir.log())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let stdout = follower.stdout.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -643,7 +668,7 @@ fn mcp_server(
     settings: &Path,
     wrapper: &[&str],
     elicits: bool,
-) -> (Child, std::process::ChildStdin, Lines) {
+) -> (Reaped, std::process::ChildStdin, Lines) {
     let mut command = if let Some((program, rest)) = wrapper.split_first() {
         let mut c = Command::new(program);
         c.args(rest).arg(env!("CARGO_BIN_EXE_dsh"));
@@ -654,15 +679,17 @@ fn mcp_server(
     } else {
         dsh(dir)
     };
-    let mut server = command
-        .arg("mcp")
-        .arg("--settings")
-        .arg(settings)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut server = Reaped(
+        command
+            .arg("mcp")
+            .arg("--settings")
+            .arg(settings)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut stdin = server.stdin.take().unwrap();
     let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
     let capabilities = if elicits {
@@ -754,16 +781,18 @@ async fn over_http_the_principal_is_recorded_with_the_session() {
     let settings = dir.settings(json!({}));
     let tokens = dir.0.join("tokens");
     std::fs::write(&tokens, "alice:alice-token-0123456789\n").unwrap();
-    let mut server = dsh(&dir)
-        .args(["mcp", "--http", "127.0.0.1:0", "--token-file"])
-        .arg(&tokens)
-        .arg("--settings")
-        .arg(&settings)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut server = Reaped(
+        dsh(&dir)
+            .args(["mcp", "--http", "127.0.0.1:0", "--token-file"])
+            .arg(&tokens)
+            .arg("--settings")
+            .arg(&settings)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut stderr = BufReader::new(server.stderr.take().unwrap()).lines();
     let url = loop {
         let line = stderr
@@ -815,6 +844,5 @@ async fn over_http_the_principal_is_recorded_with_the_session() {
         "{session}"
     );
     let _ = client.cancel().await;
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
 }
