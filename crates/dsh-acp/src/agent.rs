@@ -82,6 +82,8 @@ struct Session {
 #[derive(Default)]
 struct State {
     terminal_output: bool,
+    /// The client as it named itself in `initialize` (`name/version`).
+    client: Option<String>,
     /// The client reads and writes text files for us (both announced).
     editor_files: bool,
     sessions: HashMap<String, Session>,
@@ -97,6 +99,7 @@ fn lock(state: &Shared) -> std::sync::MutexGuard<'_, State> {
 /// What a turn plays in.
 struct Turn {
     session: String,
+    client: Option<String>,
     turn: usize,
     terminal_output: bool,
     /// The file tools read and write text through the editor.
@@ -109,6 +112,7 @@ async fn play(
     cx: ConnectionTo<Client>,
     Turn {
         session,
+        client,
         turn,
         terminal_output,
         editor_files,
@@ -126,6 +130,10 @@ async fn play(
         cx.send_notification(cards.call(&id, &presentation, &call.arguments, false))?;
         let mut exec = ToolExecution::new(id.as_str(), call.tool.as_str(), call.arguments.clone())
             .with_cancel(cancel.clone());
+        exec.extensions.insert(dsh_tools::CallOrigin {
+            client: client.clone(),
+            session: Some(session.clone()),
+        });
         if editor_files {
             // Unsaved buffers are what the model reads and edits.
             exec.extensions
@@ -184,8 +192,13 @@ pub async fn serve(
                     .unwrap_or(false);
                 let fs = &init.client_capabilities.fs;
                 let editor_files = fs.read_text_file && fs.write_text_file;
+                let client = init
+                    .client_info
+                    .as_ref()
+                    .map(|c| format!("{}/{}", c.name, c.version));
                 {
                     let mut st = lock(&s1);
+                    st.client = client;
                     st.terminal_output = terminal;
                     st.editor_files = editor_files;
                 }
@@ -217,8 +230,9 @@ pub async fn serve(
             async move |prompt: PromptRequest, responder, cx: ConnectionTo<Client>| {
                 let session = prompt.session_id.0.to_string();
                 let cancel = CancellationToken::new();
-                let (turn, calls, terminal, editor_files) = {
+                let (turn, calls, terminal, editor_files, client) = {
                     let mut st = lock(&s3);
+                    let client = st.client.clone();
                     let terminal = st.terminal_output;
                     let editor_files = st.editor_files;
                     let Some(s) = st.sessions.get_mut(&session) else {
@@ -236,7 +250,7 @@ pub async fn serve(
                         .get(turn)
                         .cloned()
                         .unwrap_or_default();
-                    (turn, calls, terminal, editor_files)
+                    (turn, calls, terminal, editor_files, client)
                 };
                 // Awaiting the editor (approval) inside a handler would block
                 // the loop that receives its answer: the turn runs on its own.
@@ -247,6 +261,7 @@ pub async fn serve(
                     async move {
                         let turn = Turn {
                             session: session.clone(),
+                            client,
                             turn,
                             terminal_output: terminal,
                             editor_files,

@@ -66,6 +66,16 @@
 //! probed at build (a few system calls): the policy needs it to know whether
 //! read-only verdicts are held by the kernel.
 //!
+//! ## The audit log
+//!
+//! [`Pipeline::audit_middleware`] makes the `dsh-audit` layer from the
+//! settings' `audit` section (directory, rotation, masking lists,
+//! `failClosed`), with the files the rules came from and the sandbox mode;
+//! the front-end adds what it knows (the session, observers) and installs it
+//! with [`Pipeline::install_audit`] once every other layer is in place, so
+//! that it is the outermost and records what any layer refused. Whether it
+//! is on by default is the front-end's to say.
+//!
 //! Approval (who answers an *ask*) is the front-end's: a terminal, an editor,
 //! an MCP client. [`Pipeline::set_approver`] installs one; with none, *ask*
 //! fails closed with `APPROVAL_UNAVAILABLE`.
@@ -113,6 +123,15 @@ pub enum HarnessError {
     /// regular expression).
     #[error("{0}")]
     Hooks(#[from] dsh_hooks::HookConfigError),
+    /// The audit log cannot be opened, and the settings say calls must not
+    /// run unrecorded (`audit.failClosed`).
+    #[error("cannot open the audit log in {}: {source} (audit.failClosed is set, so nothing may run unrecorded)", dir.display())]
+    Audit {
+        /// The log's directory.
+        dir: PathBuf,
+        /// Why it cannot be opened.
+        source: std::io::Error,
+    },
 }
 
 /// What to build the pipeline from. The default: no settings file (every
@@ -394,6 +413,93 @@ impl Pipeline {
         Proxy::start(upstreams, &self.registry, options)
             .await
             .map_err(HarnessError::Upstream)
+    }
+
+    /// The audit layer the settings ask for, not yet installed: `None` when
+    /// the log is off (`audit.enabled`, else `enabled_by_default`), and when
+    /// it cannot be opened and need not be (said on stderr). Masks the
+    /// names the bash tool scrubs from the environment and the settings'
+    /// `audit.maskPatterns` and `audit.maskArguments`.
+    ///
+    /// # Errors
+    /// [`HarnessError::Audit`]: the log cannot be opened and
+    /// `audit.failClosed` is set (or no directory can be found for it).
+    pub fn audit_middleware(
+        &self,
+        enabled_by_default: bool,
+    ) -> Result<Option<dsh_audit::AuditMiddleware>, HarnessError> {
+        let audit = &self.settings.audit;
+        if !audit.enabled.unwrap_or(enabled_by_default) {
+            return Ok(None);
+        }
+        let fail_closed = audit.fail_closed.unwrap_or(false);
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let dir = match (&audit.path, home) {
+            (Some(p), Some(home)) if p.starts_with("~/") => Some(home.join(&p[2..])),
+            (Some(p), _) if Path::new(p).is_absolute() => Some(PathBuf::from(p)),
+            (Some(_), None) => None,
+            (Some(p), _) => Some(self.cwd.join(p)),
+            (None, _) => dsh_audit::default_dir(),
+        };
+        let opened = match dir {
+            Some(dir) => {
+                let mut config = dsh_audit::AuditConfig::new(&dir);
+                config.max_file_bytes = audit
+                    .max_file_bytes
+                    .unwrap_or(dsh_audit::DEFAULT_MAX_FILE_BYTES);
+                config.max_files = audit.max_files.unwrap_or(dsh_audit::DEFAULT_MAX_FILES);
+                config.fail_closed = fail_closed;
+                dsh_audit::AuditLog::open(config)
+                    .map_err(|source| HarnessError::Audit { dir, source })
+            }
+            None => Err(HarnessError::Audit {
+                dir: PathBuf::from("$XDG_STATE_HOME/dsh/audit"),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "neither XDG_STATE_HOME nor HOME is set; set audit.path",
+                ),
+            }),
+        };
+        let log = match opened {
+            Ok(log) => log,
+            Err(err) if fail_closed => return Err(err),
+            Err(err) => {
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "dsh: {}; calls are not recorded",
+                    err.to_string().replace(
+                        " (audit.failClosed is set, so nothing may run unrecorded)",
+                        ""
+                    )
+                );
+                return Ok(None);
+            }
+        };
+        let masking = dsh_audit::Masking::new(
+            dsh_tool_bash::SECRET_NAME_WORDS
+                .iter()
+                .map(|w| (*w).to_owned())
+                .chain(audit.mask_patterns.iter().cloned()),
+            audit.mask_arguments.iter(),
+        );
+        let sandbox = match self.settings.sandbox_settings().map(|s| s.mode) {
+            None => "none",
+            Some(dsh_policy::SandboxMode::ReadOnly) => "read-only",
+            Some(dsh_policy::SandboxMode::WorkspaceWrite) => "workspace-write",
+            Some(dsh_policy::SandboxMode::DangerFullAccess) => "danger-full-access",
+        };
+        Ok(Some(
+            dsh_audit::AuditMiddleware::new(Some(log), masking)
+                .with_rule_sources(self.sources.clone())
+                .with_sandbox(sandbox),
+        ))
+    }
+
+    /// Installs `audit` outside every layer installed so far: call it once
+    /// the front-end's own layers are in place.
+    pub fn install_audit(&self, audit: dsh_audit::AuditMiddleware) {
+        self.registry.use_middleware_first(audit);
     }
 
     /// The settings the pipeline was built from.

@@ -430,6 +430,19 @@ impl ServerHandler for McpServer {
                 tracestate: tracestate.map(str::to_owned),
             });
         }
+        // Who sent it, for an audit trail: the client as it named itself,
+        // and over HTTP the session it belongs to.
+        exec.extensions.insert(dsh_tools::CallOrigin {
+            client: context
+                .client_info()
+                .map(|c| format!("{}/{}", c.name, c.version)),
+            session: context
+                .extensions
+                .get::<::http::request::Parts>()
+                .and_then(|parts| parts.headers.get("mcp-session-id"))
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+        });
         let token = context.meta.get_progress_token();
         let progress = token.as_ref().map(|_| ToolProgress::new());
         if let Some(progress) = &progress {

@@ -429,6 +429,6 @@ pub use settings::{
     discover, project_claude_dir, remember_rule, RuleSource, CLAUDE_CODE_IGNORED_KEYS,
 };
 pub use settings::{
-    BashSettings, HookCommand, HookEvent, HookMatcher, HookSettings, McpSettings,
+    AuditSettings, BashSettings, HookCommand, HookEvent, HookMatcher, HookSettings, McpSettings,
     PermissionSettings, SandboxMode, SandboxSettings, Settings, SettingsError, SettingsErrorKind,
 };

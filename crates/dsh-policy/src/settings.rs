@@ -93,6 +93,47 @@ pub struct Settings {
     /// The MCP proxy's upstream tools (our extension).
     #[serde(default)]
     pub mcp: McpSettings,
+    /// The audit log (our extension).
+    #[serde(default)]
+    pub audit: AuditSettings,
+}
+
+/// `audit`: the log of every tool call (our extension; read by the host,
+/// which writes the log).
+///
+/// ```json
+/// {"audit": {"enabled": true, "path": "~/audit", "maxFileBytes": 10485760, "maxFiles": 5,
+///            "failClosed": false, "maskArguments": ["apiKey"], "maskPatterns": ["CREDENTIAL"]}}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AuditSettings {
+    /// Whether calls are logged (the default is the front-end's: on for
+    /// `dsh mcp` and `dsh acp`, off for `dsh call`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// The log's directory: absolute or `~/…` (default
+    /// `$XDG_STATE_HOME/dsh/audit`, else `~/.local/state/dsh/audit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Size at which the current file is rotated, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_file_bytes: Option<u64>,
+    /// How many rotated files are kept besides the current one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_files: Option<u32>,
+    /// Calls fail (`AUDIT_UNAVAILABLE`) when their record cannot be
+    /// written, instead of going on with the failure reported on stderr.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_closed: Option<bool>,
+    /// Argument names (any case, at any depth, `env` entries included)
+    /// whose values are masked, besides those the patterns match.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mask_arguments: Vec<String>,
+    /// Words that mark a name as secret when it contains one (any case),
+    /// besides `KEY`, `SECRET`, `TOKEN` and `PASSWORD`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mask_patterns: Vec<String>,
 }
 
 /// `mcp`: how `dsh mcp` treats the tools of the servers it proxies.
@@ -560,6 +601,26 @@ impl Settings {
                 "not a valid header name",
             ));
         }
+        let a = &self.audit;
+        if a.max_file_bytes.is_some_and(|b| b < 1024) {
+            return Err(invalid("audit.maxFileBytes", "must be at least 1024"));
+        }
+        if let Some(path) = &a.path {
+            if !(Path::new(path).is_absolute() || path.starts_with("~/")) {
+                return Err(invalid(
+                    "audit.path",
+                    format!("{path:?}: must be an absolute path or start with ~/"),
+                ));
+            }
+        }
+        for (key, names) in [
+            ("audit.maskArguments", &a.mask_arguments),
+            ("audit.maskPatterns", &a.mask_patterns),
+        ] {
+            if let Some(i) = names.iter().position(|n| n.trim().is_empty()) {
+                return Err(invalid(format!("{key}[{i}]"), "must not be empty"));
+            }
+        }
         if let Some(value) = &self.permissions.disable_bypass_permissions_mode {
             if value != "disable" {
                 return Err(invalid(
@@ -997,7 +1058,15 @@ fn check_shape(root: &serde_json::Value) -> Result<(), SettingsError> {
         }
     }
     object(root, "")?;
-    for key in ["permissions", "bash", "sandbox", "hooks", "mcp", "env"] {
+    for key in [
+        "permissions",
+        "bash",
+        "sandbox",
+        "hooks",
+        "mcp",
+        "env",
+        "audit",
+    ] {
         if let Some(v) = root.get(key) {
             object(v, key)?;
         }
@@ -1230,6 +1299,18 @@ impl Settings {
             out.bash.max_output_bytes = b.max_output_bytes.or(out.bash.max_output_bytes);
             out.mcp.call_timeout_ms = layer.mcp.call_timeout_ms.or(out.mcp.call_timeout_ms);
             out.mcp.read_only_tools.extend(layer.mcp.read_only_tools);
+            let a = layer.audit;
+            out.audit.enabled = a.enabled.or(out.audit.enabled);
+            out.audit.path = a.path.or(out.audit.path.take());
+            out.audit.max_file_bytes = a.max_file_bytes.or(out.audit.max_file_bytes);
+            out.audit.max_files = a.max_files.or(out.audit.max_files);
+            // Fail-closed holds if any file asks for it.
+            out.audit.fail_closed = match (out.audit.fail_closed, a.fail_closed) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (x, y) => y.or(x),
+            };
+            out.audit.mask_arguments.extend(a.mask_arguments);
+            out.audit.mask_patterns.extend(a.mask_patterns);
             for key in layer.ignored {
                 if !out.ignored.contains(&key) {
                     out.ignored.push(key);

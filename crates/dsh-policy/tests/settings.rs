@@ -470,3 +470,47 @@ fn telemetry_section_is_checked_and_merged() {
     assert_eq!(t.otlp_headers["u"], "x");
     assert_eq!(t.log_commands, Some(true));
 }
+
+#[test]
+fn the_audit_section_is_checked_and_merged() {
+    let s = Settings::from_str(
+        r#"{"audit": {"enabled": true, "path": "~/audit", "maxFileBytes": 4096, "maxFiles": 2,
+                      "failClosed": true, "maskArguments": ["apiKey"], "maskPatterns": ["CRED"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(s.audit.enabled, Some(true));
+    assert_eq!(s.audit.path.as_deref(), Some("~/audit"));
+    assert_eq!(s.audit.max_file_bytes, Some(4096));
+    assert_eq!(s.audit.max_files, Some(2));
+    assert_eq!(s.audit.mask_arguments, ["apiKey"]);
+    assert_eq!(s.audit.mask_patterns, ["CRED"]);
+    assert_eq!(
+        err(r#"{"audit": {"maxFileBytes": 10}}"#).key(),
+        Some("audit.maxFileBytes")
+    );
+    assert_eq!(
+        err(r#"{"audit": {"path": "relative/dir"}}"#).key(),
+        Some("audit.path")
+    );
+    assert_eq!(
+        err(r#"{"audit": {"maskPatterns": [""]}}"#).key(),
+        Some("audit.maskPatterns[0]")
+    );
+    assert!(err(r#"{"audit": {"rotate": 1}}"#)
+        .to_string()
+        .contains("rotate"));
+    assert!(err(r#"{"audit": []}"#).to_string().contains("audit"));
+
+    // Scalars: the most specific file; failClosed: any file; lists: joined.
+    let user: Settings = r#"{"audit": {"failClosed": true, "maxFiles": 3, "maskPatterns": ["A"]}}"#
+        .parse()
+        .unwrap();
+    let project: Settings =
+        r#"{"audit": {"failClosed": false, "maxFiles": 7, "maskPatterns": ["B"]}}"#
+            .parse()
+            .unwrap();
+    let (merged, _) = Settings::merge(vec![("u".into(), user), ("p".into(), project)]);
+    assert_eq!(merged.audit.fail_closed, Some(true));
+    assert_eq!(merged.audit.max_files, Some(7));
+    assert_eq!(merged.audit.mask_patterns, ["A", "B"]);
+}

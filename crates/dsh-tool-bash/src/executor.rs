@@ -1585,8 +1585,12 @@ fn find_program(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
         })
 }
 
+/// The words that mark a variable's name as a secret's (any case): such
+/// variables never reach commands, and an audit log masks their values.
+pub const SECRET_NAME_WORDS: [&str; 4] = ["KEY", "SECRET", "TOKEN", "PASSWORD"];
+
 /// Whether an inherited variable reaches commands: not when its name contains
-/// `KEY`, `SECRET`, `TOKEN` or `PASSWORD` (any case); not `BASH_ENV` or
+/// one of [`SECRET_NAME_WORDS`] (any case); not `BASH_ENV` or
 /// `ENV`, which would make bash read a startup file; and not `CDPATH`, which
 /// sends `cd name` to a directory the permission policy cannot see.
 pub(crate) fn keeps_variable(name: &OsStr) -> bool {
@@ -1594,9 +1598,7 @@ pub(crate) fn keeps_variable(name: &OsStr) -> bool {
     if upper == "BASH_ENV" || upper == "ENV" || upper == "CDPATH" {
         return false;
     }
-    !["KEY", "SECRET", "TOKEN", "PASSWORD"]
-        .iter()
-        .any(|word| upper.contains(word))
+    !SECRET_NAME_WORDS.iter().any(|word| upper.contains(word))
 }
 
 impl Drop for Inner {

@@ -55,7 +55,7 @@ pub use contain::Containment;
 pub use error::{ErrorKind, ExecError};
 pub use executor::{
     Confine, Executor, ExecutorConfig, Exit, ReadDenialsSource, RunOutput, RunRequest,
-    KEPT_SPILL_LIFETIME,
+    KEPT_SPILL_LIFETIME, SECRET_NAME_WORDS,
 };
 pub use output::{SpillFile, StreamOutput};
 pub use task::TaskId;

@@ -41,6 +41,9 @@ pub enum ErrorCode {
     SandboxUnavailable,
     /// A caller's limit (calls at once) was reached; the call did not start.
     LimitExceeded,
+    /// The audit log cannot be written and the settings say calls must
+    /// then fail (`audit.failClosed`).
+    AuditUnavailable,
 }
 
 impl ErrorCode {
@@ -63,6 +66,7 @@ impl ErrorCode {
             ErrorCode::HookBlocked => "HOOK_BLOCKED",
             ErrorCode::SandboxUnavailable => "SANDBOX_UNAVAILABLE",
             ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
+            ErrorCode::AuditUnavailable => "AUDIT_UNAVAILABLE",
         }
     }
 
@@ -85,6 +89,7 @@ impl ErrorCode {
             ErrorCode::HookBlocked => "HookBlockedError",
             ErrorCode::SandboxUnavailable => "SandboxUnavailableError",
             ErrorCode::LimitExceeded => "LimitExceededError",
+            ErrorCode::AuditUnavailable => "AuditUnavailableError",
         }
     }
 }

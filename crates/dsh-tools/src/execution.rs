@@ -378,6 +378,20 @@ impl LiveOutput {
     }
 }
 
+/// Who sent a call, as the front-end that received it knows: put in the
+/// call's [`Extensions`] by the protocol layer (MCP, ACP) for whoever keeps
+/// an audit trail. The principal is [`ToolExecution::agent`]; this is the
+/// rest.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallOrigin {
+    /// The client program, as it named itself (MCP `clientInfo`, ACP
+    /// `clientInfo`): `name` or `name/version`.
+    pub client: Option<String>,
+    /// The protocol session the call came in (the MCP session id over
+    /// HTTP, the ACP session id), when there is one.
+    pub session: Option<String>,
+}
+
 /// What the permission layer asks the kernel to hold for one call, put in
 /// the call's [`Extensions`] for the tool that runs commands.
 ///

@@ -163,8 +163,8 @@ pub use dsh_tools_derive::ToolArgs;
 pub use error::{ErrorCode, ToolError};
 pub use execution::TraceContext;
 pub use execution::{
-    CallArguments, Extensions, KernelHold, LiveOutput, ToolAnnotations, ToolArguments, ToolContext,
-    ToolErrorInfo, ToolExecution, ToolExecutionResult, ToolOutput, ToolProgress,
+    CallArguments, CallOrigin, Extensions, KernelHold, LiveOutput, ToolAnnotations, ToolArguments,
+    ToolContext, ToolErrorInfo, ToolExecution, ToolExecutionResult, ToolOutput, ToolProgress,
 };
 pub use futures::future::BoxFuture;
 pub use import::{ImportedSchema, SchemaImportError, SchemaImportErrorKind};

@@ -132,6 +132,41 @@ pub enum Command {
         #[command(flatten)]
         options: PipelineOptions,
     },
+    /// Print the audit log: one line per tool call, oldest first
+    ///
+    /// Reads the log's files in order (the rotated ones first) from
+    /// --path, else the settings' audit.path, else
+    /// $XDG_STATE_HOME/dsh/audit (~/.local/state/dsh/audit). Each call is
+    /// shown as: time, tool, decision, the rule (or what decided) and who
+    /// answered an ask, the outcome, the duration, and the command or
+    /// arguments in short; --json prints the records as written.
+    ///   dsh audit --since 1h --decision deny
+    ///   dsh audit --follow --tool bash
+    #[command(verbatim_doc_comment)]
+    Audit {
+        /// Only calls since this long ago (90s, 15m, 2h, 7d, 1h30m) or this
+        /// time (RFC 3339, e.g. 2026-03-01T12:00:00Z, or a date)
+        #[arg(long, value_name = "DURATION|TIME")]
+        since: Option<String>,
+        /// Only calls of this tool
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
+        /// Only calls with this verdict (before any ask was answered)
+        #[arg(long, value_name = "DECISION", value_parser = ["allow", "ask", "deny"])]
+        decision: Option<String>,
+        /// Keep printing calls as they are recorded, across rotations, until
+        /// interrupted
+        #[arg(long)]
+        follow: bool,
+        /// Print the records as JSON lines, as written
+        #[arg(long)]
+        json: bool,
+        /// The log's directory
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        options: PipelineOptions,
+    },
     /// What the sandbox can enforce on this machine
     Sandbox {
         #[command(subcommand)]
@@ -278,6 +313,7 @@ impl Command {
                 ApprovalsCommand::Allow { .. } => &["approvals", "allow"],
                 ApprovalsCommand::Deny { .. } => &["approvals", "deny"],
             },
+            Command::Audit { .. } => &["audit"],
         }
     }
 }

@@ -4,6 +4,7 @@
 //! See `dsh --help` and the project README.
 
 mod approve;
+mod audit;
 mod cli;
 
 use clap::Parser;
@@ -356,6 +357,9 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             if let Some(serving) = &serving_page {
                 server = server.with_fallback_approver(serving.approver.clone());
             }
+            // On stdio the process is the session; over HTTP each call names its own.
+            let session = http.http.is_none().then(process_session);
+            let audit = install_audit(&pipeline, true, session)?;
             let served = match listen {
                 Some((listener, access)) => {
                     let stop = dsh_tools::CancellationToken::new();
@@ -367,6 +371,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 proxy.shutdown().await;
             }
             drop(serving_page);
+            flush_audit(audit.as_ref());
             match served {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(err) => {
@@ -405,6 +410,9 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 .map_err(|e| UsageError(e.to_string()))?;
             // Outermost, so nobody is asked to approve a call that is then refused.
             pipeline.registry().use_middleware_first(NoBackgroundTasks);
+            // Off unless the settings turn it on: a one-shot call prints its
+            // whole result to whoever ran it.
+            let audit = install_audit(&pipeline, false, None)?;
             let raw = read_arguments(args)?;
             let arguments = ToolArguments::from_raw(raw);
             // Ctrl-C, SIGTERM or SIGHUP abort the call: the executor kills the
@@ -418,6 +426,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 .with_cancel(cancel);
             let result = pipeline.registry().execute(exec).await;
             signals.abort();
+            flush_audit(audit.as_ref());
             let mut output = serde_json::to_value(&result).unwrap_or_default();
             if present {
                 let call = pipeline.registry().present_call(&tool, &arguments);
@@ -474,6 +483,34 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             command: SandboxSubcommand::Status { json },
         } => Ok(sandbox_status(json)),
         Command::Approvals { pid, command } => approvals(pid, command).await,
+        Command::Audit {
+            since,
+            tool,
+            decision,
+            follow,
+            json,
+            path,
+            options,
+        } => {
+            let since_ms = match since.as_deref() {
+                None => None,
+                Some(text) => Some(audit::since(text).ok_or_else(|| {
+                    UsageError(format!(
+                        "--since {text:?}: neither a duration (90s, 15m, 2h, 7d) nor a time (2026-03-01T12:00:00Z)"
+                    ))
+                })?),
+            };
+            let filter = dsh_audit::reader::Filter {
+                since_ms,
+                tool,
+                decision,
+            };
+            let dir = match path {
+                Some(dir) => dir,
+                None => audit::settings_dir(&build_pipeline(&options, Approval::None)?)?,
+            };
+            audit::print(&dir, &filter, follow, json).await
+        }
         Command::Acp {
             script,
             permission_timeout_ms,
@@ -481,6 +518,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
         } => {
             let script = dsh_acp::Script::load(&script).map_err(UsageError)?;
             let pipeline = Arc::new(build_pipeline(&options, Approval::None)?);
+            let audit = install_audit(&pipeline, true, None)?;
             let holder = pipeline.clone();
             let setup = dsh_acp::AgentSetup {
                 registry: pipeline.registry().clone(),
@@ -488,7 +526,9 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 script,
                 permission_timeout: std::time::Duration::from_millis(permission_timeout_ms),
             };
-            match dsh_acp::serve(setup, agent_client_protocol::Stdio::new()).await {
+            let served = dsh_acp::serve(setup, agent_client_protocol::Stdio::new()).await;
+            flush_audit(audit.as_ref());
+            match served {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(e) => {
                     let _ = writeln!(io::stderr(), "dsh acp: {e}");
@@ -949,6 +989,48 @@ fn upstream_configs(options: &UpstreamOptions) -> Result<Vec<dsh_mcp::UpstreamCo
         ));
     }
     Ok(configs)
+}
+
+/// Installs the audit layer the settings ask for (`on_by_default` when
+/// they do not say), outermost; the log, to flush before exiting.
+fn install_audit(
+    pipeline: &Pipeline,
+    on_by_default: bool,
+    session: Option<String>,
+) -> Result<Option<dsh_audit::AuditLog>, UsageError> {
+    let Some(mut audit) = pipeline
+        .audit_middleware(on_by_default)
+        .map_err(|e| UsageError(e.to_string()))?
+    else {
+        return Ok(None);
+    };
+    // A write past a file size limit (RLIMIT_FSIZE) would kill the process
+    // with SIGXFSZ; with a handler it fails with EFBIG, which the log
+    // reports and survives. Commands start with the default action again.
+    audit::survive_file_size_limit();
+    if let Some(session) = session {
+        audit = audit.with_session(session);
+    }
+    let log = audit.log().cloned();
+    pipeline.install_audit(audit);
+    Ok(log)
+}
+
+/// Writes what the audit log still has queued (a few seconds at most).
+fn flush_audit(log: Option<&dsh_audit::AuditLog>) {
+    if let Some(log) = log {
+        log.flush(std::time::Duration::from_secs(5));
+    }
+}
+
+/// An id for the session a `dsh mcp` process on stdio is: its process id
+/// and start time.
+fn process_session() -> String {
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    format!("{}-{started:x}", std::process::id())
 }
 
 /// The standard pipeline (`dsh-harness`) for the command line's options,

@@ -3,7 +3,8 @@
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    InitializeRequest, NewSessionRequest, PromptRequest, SessionNotification, StopReason,
+    Implementation, InitializeRequest, NewSessionRequest, PromptRequest, SessionNotification,
+    StopReason,
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Agent, ByteStreams, Client};
@@ -19,7 +20,12 @@ async fn the_binary_serves_a_scripted_turn_over_its_pipes() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let settings = dir.join("settings.json");
-    std::fs::write(&settings, r#"{"permissions": {"allow": ["Bash(echo:*)"]}}"#).unwrap();
+    let log = dir.join("audit");
+    std::fs::write(
+        &settings,
+        json!({"permissions": {"allow": ["Bash(echo:*)"]}, "audit": {"path": log}}).to_string(),
+    )
+    .unwrap();
     let script = dir.join("turns.json");
     std::fs::write(
         &script,
@@ -62,9 +68,12 @@ async fn the_binary_serves_a_scripted_turn_over_its_pipes() {
             agent_client_protocol::on_receive_notification!(),
         )
         .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
-            cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
-                .block_task()
-                .await?;
+            cx.send_request(
+                InitializeRequest::new(ProtocolVersion::V1)
+                    .client_info(Implementation::new("test-editor", "0.9")),
+            )
+            .block_task()
+            .await?;
             let session = cx
                 .send_request(NewSessionRequest::new(std::env::temp_dir()))
                 .block_task()
@@ -98,5 +107,14 @@ async fn the_binary_serves_a_scripted_turn_over_its_pipes() {
         status.is_ok_and(|s| s.is_ok()),
         "dsh acp did not exit after its client left"
     );
+    // The call is in the audit log (on by default for dsh acp), with the
+    // editor and the session it came in.
+    let text = std::fs::read_to_string(log.join("audit.jsonl")).unwrap();
+    let record: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(record["callId"], "call-0-0");
+    assert_eq!(record["client"], "test-editor/0.9");
+    assert_eq!(record["session"], "dsh-session-1");
+    assert_eq!(record["decision"]["rule"], "Bash(echo:*)");
+    assert_eq!(record["outcome"]["exitCode"], 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
