@@ -297,6 +297,16 @@ async def exercise(session: ClientSession, driver: webdriver.Chrome, url: str, w
         )
     )
 
+    # The last calls of the audit log, with how each was decided.
+    await run(
+        lambda: WebDriverWait(driver, BROWSER_WAIT_S).until(
+            EC.text_to_be_present_in_element((By.ID, "records"), "bash `touch approved`")
+        )
+    )
+    records = (await run(driver.find_element, By.ID, "records")).text
+    assert "approval page answered allowOnce" in records, records
+    assert "PERMISSION_DENIED" in records, records
+
 
 # --- over HTTP: the same page for an HTTP client with nobody to ask ------------
 

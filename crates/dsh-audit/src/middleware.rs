@@ -105,6 +105,7 @@ struct Started {
     tool: String,
     agent: Option<String>,
     origin: Option<CallOrigin>,
+    trace: Option<dsh_tools::TraceContext>,
     arguments: Value,
     found: Vec<String>,
     escalated: bool,
@@ -143,6 +144,7 @@ impl Middleware for AuditMiddleware {
             tool: exec.name.clone(),
             agent: exec.agent.clone(),
             origin: exec.extensions.get::<CallOrigin>().cloned(),
+            trace: exec.extensions.get::<dsh_tools::TraceContext>().cloned(),
             arguments,
             found,
             escalated,
@@ -314,6 +316,8 @@ impl Inner {
             duration_ms: millis(s.at.elapsed()),
             output_bytes: output_bytes(result),
             sandbox,
+            traceparent: s.trace.as_ref().and_then(|t| t.traceparent.clone()),
+            tracestate: s.trace.as_ref().and_then(|t| t.tracestate.clone()),
         }
     }
 }

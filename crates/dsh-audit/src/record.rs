@@ -60,6 +60,13 @@ pub struct CallRecord {
     /// `workspace-write`, `danger-full-access`, `escalated` (approved to run
     /// outside the sandbox), or `none` (no sandbox configured).
     pub sandbox: String,
+    /// The client's W3C trace context for the call, when it sent one: the
+    /// record and the call's trace can be joined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
+    /// The W3C `tracestate` that came with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracestate: Option<String>,
 }
 
 /// The permission decision on a call, and who answered an ask.

@@ -415,11 +415,13 @@ impl Pipeline {
             .map_err(HarnessError::Upstream)
     }
 
-    /// The audit layer the settings ask for, not yet installed: `None` when
-    /// the log is off (`audit.enabled`, else `enabled_by_default`), and when
-    /// it cannot be opened and need not be (said on stderr). Masks the
-    /// names the bash tool scrubs from the environment and the settings'
-    /// `audit.maskPatterns` and `audit.maskArguments`.
+    /// The audit layer the settings ask for, not yet installed, handing
+    /// each record to `observer` too (telemetry): `None` when the log is off
+    /// (`audit.enabled`, else `enabled_by_default`) or cannot be opened and
+    /// need not be (said on stderr) and there is no observer; with an
+    /// observer, a layer without a file. Masks the names the bash tool
+    /// scrubs from the environment and the settings' `audit.maskPatterns`
+    /// and `audit.maskArguments`.
     ///
     /// # Errors
     /// [`HarnessError::Audit`]: the log cannot be opened and
@@ -427,7 +429,41 @@ impl Pipeline {
     pub fn audit_middleware(
         &self,
         enabled_by_default: bool,
+        observer: Option<dsh_audit::RecordObserver>,
     ) -> Result<Option<dsh_audit::AuditMiddleware>, HarnessError> {
+        let log = self.audit_log(enabled_by_default)?;
+        if log.is_none() && observer.is_none() {
+            return Ok(None);
+        }
+        let audit = &self.settings.audit;
+        let masking = dsh_audit::Masking::new(
+            dsh_tool_bash::SECRET_NAME_WORDS
+                .iter()
+                .map(|w| (*w).to_owned())
+                .chain(audit.mask_patterns.iter().cloned()),
+            audit.mask_arguments.iter(),
+        );
+        let sandbox = match self.settings.sandbox_settings().map(|s| s.mode) {
+            None => "none",
+            Some(dsh_policy::SandboxMode::ReadOnly) => "read-only",
+            Some(dsh_policy::SandboxMode::WorkspaceWrite) => "workspace-write",
+            Some(dsh_policy::SandboxMode::DangerFullAccess) => "danger-full-access",
+        };
+        let mut layer = dsh_audit::AuditMiddleware::new(log, masking)
+            .with_rule_sources(self.sources.clone())
+            .with_sandbox(sandbox);
+        if let Some(observer) = observer {
+            layer = layer.with_observer(observer);
+        }
+        Ok(Some(layer))
+    }
+
+    /// The audit log the settings ask for, opened; `None` when it is off or
+    /// cannot be opened and need not be.
+    fn audit_log(
+        &self,
+        enabled_by_default: bool,
+    ) -> Result<Option<dsh_audit::AuditLog>, HarnessError> {
         let audit = &self.settings.audit;
         if !audit.enabled.unwrap_or(enabled_by_default) {
             return Ok(None);
@@ -476,24 +512,7 @@ impl Pipeline {
                 return Ok(None);
             }
         };
-        let masking = dsh_audit::Masking::new(
-            dsh_tool_bash::SECRET_NAME_WORDS
-                .iter()
-                .map(|w| (*w).to_owned())
-                .chain(audit.mask_patterns.iter().cloned()),
-            audit.mask_arguments.iter(),
-        );
-        let sandbox = match self.settings.sandbox_settings().map(|s| s.mode) {
-            None => "none",
-            Some(dsh_policy::SandboxMode::ReadOnly) => "read-only",
-            Some(dsh_policy::SandboxMode::WorkspaceWrite) => "workspace-write",
-            Some(dsh_policy::SandboxMode::DangerFullAccess) => "danger-full-access",
-        };
-        Ok(Some(
-            dsh_audit::AuditMiddleware::new(Some(log), masking)
-                .with_rule_sources(self.sources.clone())
-                .with_sandbox(sandbox),
-        ))
+        Ok(Some(log))
     }
 
     /// Installs `audit` outside every layer installed so far: call it once

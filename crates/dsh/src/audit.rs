@@ -190,3 +190,81 @@ pub fn human(r: &CallRecord) -> String {
         r.time, r.tool, decided, outcome, r.duration_ms, who, what
     )
 }
+
+/// How many calls of the audit log the approval page keeps at hand.
+const RECENT_KEPT: usize = 50;
+
+/// The last calls of the audit log, for the approval page: read once from
+/// the start, then only what was added (across rotations).
+pub struct RecentCalls {
+    dir: PathBuf,
+    read: std::sync::Mutex<(
+        Option<Reader>,
+        std::collections::VecDeque<serde_json::Value>,
+    )>,
+}
+
+impl RecentCalls {
+    /// The calls of the log in `dir`.
+    pub fn new(dir: PathBuf) -> Self {
+        RecentCalls {
+            dir,
+            read: std::sync::Mutex::default(),
+        }
+    }
+}
+
+/// A record as the page lists it: when, what, how it was decided, how it ended.
+fn recent_entry(record: &CallRecord) -> serde_json::Value {
+    let what = match record.arguments.get("command").and_then(|c| c.as_str()) {
+        Some(command) => format!("{} `{command}`", record.tool),
+        None => format!("{} {}", record.tool, record.arguments),
+    };
+    let decided = record.decision.as_ref().map(|d| {
+        let mut said = d.verdict.clone();
+        if let Some(rule) = &d.rule {
+            said.push_str(&format!(" by {rule}"));
+        }
+        if let Some(a) = &d.approval {
+            said.push_str(&format!("; {} answered {}", a.answered_by, a.answer));
+        }
+        said
+    });
+    let o = &record.outcome;
+    let ended = match (&o.error_code, o.exit_code, &o.signal) {
+        (Some(code), _, _) => code.clone(),
+        (None, _, Some(signal)) => format!("killed by {signal}"),
+        (None, Some(code), None) => format!("exit {code}"),
+        (None, None, None) => "ok".to_owned(),
+    };
+    serde_json::json!({
+        "time": record.time,
+        "call": what,
+        "decision": decided,
+        "outcome": ended,
+        "agent": record.agent,
+    })
+}
+
+impl dsh_approvals::RecentRecords for RecentCalls {
+    fn title(&self) -> String {
+        "Recent calls (audit log)".to_owned()
+    }
+
+    fn recent(&self, limit: usize) -> Vec<serde_json::Value> {
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        let (reader, kept) = &mut *read;
+        if reader.is_none() {
+            *reader = Reader::new(&self.dir).ok();
+        }
+        if let Some(lines) = reader.as_mut().and_then(|r| r.poll().ok()) {
+            for record in lines.iter().filter_map(|line| line.record.as_ref()) {
+                kept.push_back(recent_entry(record));
+                if kept.len() > RECENT_KEPT {
+                    kept.pop_front();
+                }
+            }
+        }
+        kept.iter().rev().take(limit).cloned().collect()
+    }
+}

@@ -6,6 +6,7 @@
 mod approve;
 mod audit;
 mod cli;
+mod telemetry;
 
 use clap::Parser;
 use cli::{
@@ -349,17 +350,20 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
             if http.http.is_some() {
                 server = server.with_calls_per_caller(http.max_calls_per_principal as usize);
             }
+            // On stdio the process is the session; over HTTP each call names its own.
+            let session = http.http.is_none().then(process_session);
+            let audit = install_audit(&pipeline, true, session)?;
             // Stopped, and its state file removed, when dropped.
             let serving_page = match &page.approvals_page {
-                Some(addr) => Some(approvals_page(addr, page.approvals_wait, &pipeline).await?),
+                Some(addr) => {
+                    let records = audit.log.as_ref().map(|log| log.dir().to_owned());
+                    Some(approvals_page(addr, page.approvals_wait, &pipeline, records).await?)
+                }
                 None => None,
             };
             if let Some(serving) = &serving_page {
                 server = server.with_fallback_approver(serving.approver.clone());
             }
-            // On stdio the process is the session; over HTTP each call names its own.
-            let session = http.http.is_none().then(process_session);
-            let audit = install_audit(&pipeline, true, session)?;
             let served = match listen {
                 Some((listener, access)) => {
                     let stop = dsh_tools::CancellationToken::new();
@@ -371,7 +375,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 proxy.shutdown().await;
             }
             drop(serving_page);
-            flush_audit(audit.as_ref());
+            flush_audit(&audit);
             match served {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(err) => {
@@ -426,7 +430,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 .with_cancel(cancel);
             let result = pipeline.registry().execute(exec).await;
             signals.abort();
-            flush_audit(audit.as_ref());
+            flush_audit(&audit);
             let mut output = serde_json::to_value(&result).unwrap_or_default();
             if present {
                 let call = pipeline.registry().present_call(&tool, &arguments);
@@ -527,7 +531,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 permission_timeout: std::time::Duration::from_millis(permission_timeout_ms),
             };
             let served = dsh_acp::serve(setup, agent_client_protocol::Stdio::new()).await;
-            flush_audit(audit.as_ref());
+            flush_audit(&audit);
             match served {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(e) => {
@@ -588,6 +592,7 @@ async fn approvals_page(
     addr: &str,
     wait_secs: u64,
     pipeline: &Pipeline,
+    audit_dir: Option<PathBuf>,
 ) -> Result<ServingPage, UsageError> {
     let address: std::net::SocketAddr = addr.parse().map_err(|e| {
         UsageError(format!(
@@ -606,7 +611,10 @@ async fn approvals_page(
             "cannot hide the server's memory from its commands (PR_SET_DUMPABLE): {err}"
         )));
     }
-    let registry = dsh_approvals::ApprovalRegistry::new();
+    let mut registry = dsh_approvals::ApprovalRegistry::new();
+    if let Some(dir) = audit_dir {
+        registry = registry.with_recent_records(Arc::new(audit::RecentCalls::new(dir)));
+    }
     let page = dsh_approvals::ApprovalPage::bind(address, registry.clone())
         .await
         .map_err(|e| UsageError(e.to_string()))?;
@@ -991,18 +999,28 @@ fn upstream_configs(options: &UpstreamOptions) -> Result<Vec<dsh_mcp::UpstreamCo
     Ok(configs)
 }
 
-/// Installs the audit layer the settings ask for (`on_by_default` when
-/// they do not say), outermost; the log, to flush before exiting.
+/// What records the calls: the audit log and the OpenTelemetry exporter,
+/// either of which may be off.
+struct Recording {
+    log: Option<dsh_audit::AuditLog>,
+    telemetry: Option<telemetry::Exporter>,
+}
+
+/// Installs the audit layer (outermost) when the log or telemetry is on.
 fn install_audit(
     pipeline: &Pipeline,
     on_by_default: bool,
     session: Option<String>,
-) -> Result<Option<dsh_audit::AuditLog>, UsageError> {
+) -> Result<Recording, UsageError> {
+    let exporter = telemetry::Exporter::start(pipeline)?;
     let Some(mut audit) = pipeline
-        .audit_middleware(on_by_default)
+        .audit_middleware(on_by_default, telemetry::observer(exporter.as_ref()))
         .map_err(|e| UsageError(e.to_string()))?
     else {
-        return Ok(None);
+        return Ok(Recording {
+            log: None,
+            telemetry: exporter,
+        });
     };
     // A write past a file size limit (RLIMIT_FSIZE) would kill the process
     // with SIGXFSZ; with a handler it fails with EFBIG, which the log
@@ -1013,13 +1031,20 @@ fn install_audit(
     }
     let log = audit.log().cloned();
     pipeline.install_audit(audit);
-    Ok(log)
+    Ok(Recording {
+        log,
+        telemetry: exporter,
+    })
 }
 
-/// Writes what the audit log still has queued (a few seconds at most).
-fn flush_audit(log: Option<&dsh_audit::AuditLog>) {
-    if let Some(log) = log {
+/// Writes what the audit log still has queued and sends what telemetry
+/// still holds (a few seconds at most each).
+fn flush_audit(recording: &Recording) {
+    if let Some(log) = &recording.log {
         log.flush(std::time::Duration::from_secs(5));
+    }
+    if let Some(exporter) = &recording.telemetry {
+        exporter.shutdown(std::time::Duration::from_secs(5));
     }
 }
 
