@@ -364,20 +364,17 @@ impl ServerHandler for McpServer {
             Err(refused) => {
                 let message = match refused {
                     NoSlot::Full(running) => format!(
-                        "Error: too many calls at once: {running} calls of this caller are running, the most it may run at a time; wait for one to finish, or run long commands in the background"
+                        "too many calls at once: {running} calls of this caller are running, the most it may run at a time; wait for one to finish, or run long commands in the background"
                     ),
                     NoSlot::Closing => {
-                        "Error: the server is shutting down and starts no new call".to_owned()
+                        "the server is shutting down and starts no new call".to_owned()
                     }
                 };
-                let code = dsh_tools::ErrorCode::LimitExceeded;
-                let mut refused =
-                    CallToolResult::error(vec![rmcp::model::ContentBlock::text(message)]);
-                refused.meta = serde_json::from_value(serde_json::json!({
-                    "dsh/error": {"name": code.error_name(), "code": code.as_str()}
-                }))
-                .ok();
-                return Ok(refused.into());
+                let refused = dsh_tools::ToolExecutionResult::from_error(
+                    call_id(&context.id),
+                    &dsh_tools::ToolError::new(dsh_tools::ErrorCode::LimitExceeded, message),
+                );
+                return Ok(mcp_result(refused).into());
             }
         };
         // The stateless revision, which has no server-to-client requests: by
@@ -531,18 +528,39 @@ impl ServerHandler for McpServer {
                 ));
             }
         }
-        let content = result.content.into_iter().map(mcp_content).collect();
-        let mut answer = if result.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
-        };
-        answer.structured_content = result.structured_content;
-        if let Some(error) = &result.error {
-            // Machine-routable, beside the message the model reads.
-            answer.meta = serde_json::from_value(serde_json::json!({ "dsh/error": error })).ok();
-        }
-        Ok(answer.into())
+        Ok(mcp_result(result).into())
+    }
+}
+
+/// A pipeline result as MCP's: a failure carries its machine-routable
+/// `{name, code}` in `_meta` beside the message the model reads.
+fn mcp_result(result: dsh_tools::ToolExecutionResult) -> CallToolResult {
+    let content = result.content.into_iter().map(mcp_content).collect();
+    let mut answer = if result.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    answer.structured_content = result.structured_content;
+    if let Some(error) = &result.error {
+        answer.meta = serde_json::from_value(serde_json::json!({ "dsh/error": error })).ok();
+    }
+    answer
+}
+
+/// Resolves when the process gets SIGTERM or SIGINT (never, when the
+/// handlers cannot be installed).
+pub(crate) async fn terminated() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
     }
 }
 
@@ -864,21 +882,10 @@ where
     // SIGTERM and SIGINT end the session like end-of-file does.
     let stop = running.cancellation_token();
     let signals = tokio::spawn(async move {
-        if !on_signals {
-            return;
+        if on_signals {
+            terminated().await;
+            stop.cancel();
         }
-        use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut term), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            return;
-        };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-        stop.cancel();
     });
     let notifier = tokio::spawn(async move {
         loop {
