@@ -443,12 +443,9 @@ impl Pipeline {
                 .chain(audit.mask_patterns.iter().cloned()),
             audit.mask_arguments.iter(),
         );
-        let sandbox = match self.settings.sandbox_settings().map(|s| s.mode) {
-            None => "none",
-            Some(dsh_policy::SandboxMode::ReadOnly) => "read-only",
-            Some(dsh_policy::SandboxMode::WorkspaceWrite) => "workspace-write",
-            Some(dsh_policy::SandboxMode::DangerFullAccess) => "danger-full-access",
-        };
+        // The mode as the executor got it, named as the settings name it.
+        let sandbox =
+            sandbox_policy(&self.settings, &self.cwd).map_or("none", |policy| policy.mode.as_str());
         let mut layer = dsh_audit::AuditMiddleware::new(log, masking)
             .with_rule_sources(self.sources.clone())
             .with_sandbox(sandbox);
