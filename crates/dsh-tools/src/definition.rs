@@ -170,6 +170,19 @@ pub trait ToolDefinition: Send + Sync + 'static {
         None
     }
 
+    /// What the tool's arguments mean to a permission check, when the host
+    /// said so (another server's tool with a shell command or a path in its
+    /// arguments). `None` (the default): the tool is judged by its name.
+    fn argument_meanings(&self) -> Option<&crate::ArgumentMeanings> {
+        None
+    }
+
+    /// Set while the tool's definition differs from the one a person
+    /// accepted: every call then asks. `None` (the default): not held.
+    fn definition_hold(&self) -> Option<crate::DefinitionHold> {
+        None
+    }
+
     /// Whether the tool only reads or stops what the same caller started
     /// earlier (and refuses anything else): it then changes nothing that
     /// earlier call could not, and a permission check decides it as a read

@@ -145,6 +145,7 @@ mod definition;
 mod error;
 mod execution;
 mod import;
+mod meaning;
 mod middleware;
 mod presentation;
 mod provider;
@@ -168,6 +169,7 @@ pub use execution::{
 };
 pub use futures::future::BoxFuture;
 pub use import::{ImportedSchema, SchemaImportError, SchemaImportErrorKind};
+pub use meaning::{ArgumentMeaning, ArgumentMeanings, DefinitionHold};
 pub use middleware::{
     FnMiddleware, Middleware, MiddlewareFuture, MiddlewareResult, Next, NextFuture, SyncMiddleware,
 };
