@@ -119,6 +119,10 @@ pub enum HarnessError {
     /// An upstream MCP server could not be fronted.
     #[error("{0}")]
     Upstream(ProxyError),
+    /// The settings' `mcp` section names a profile that does not exist, or
+    /// the pins file cannot be read.
+    #[error("{0}")]
+    Proxied(String),
     /// The settings' `hooks` section cannot be used (a matcher that is no
     /// regular expression).
     #[error("{0}")]
@@ -388,6 +392,17 @@ impl Pipeline {
         &self.sources
     }
 
+    /// Where proxied tools' definitions are pinned (`mcp.pinsFile`, by
+    /// default `.dsh/mcp-pins.json` in the working directory); `None` when
+    /// the settings turn pinning off.
+    pub fn pins_path(&self) -> Option<PathBuf> {
+        match &self.settings.mcp.pins_file {
+            Some(dsh_policy::PinsFile::Enabled(false)) => None,
+            Some(dsh_policy::PinsFile::Path(p)) => Some(self.cwd.join(p)),
+            _ => Some(self.cwd.join(dsh_mcp::upstream::pins::DEFAULT_PINS_FILE)),
+        }
+    }
+
     /// Fronts MCP servers: their tools join the registry, behind the same
     /// middleware, with the settings' `mcp` section (call timeout, tools
     /// trusted read-only).
@@ -410,6 +425,33 @@ impl Pipeline {
             .iter()
             .map(|t| t.to_ascii_lowercase())
             .collect();
+        options.arguments = mcp
+            .arguments
+            .iter()
+            .map(|(tool, args)| {
+                let args = args.iter().map(|(name, m)| (name.clone(), *m)).collect();
+                (tool.to_ascii_lowercase(), args)
+            })
+            .collect();
+        for (server, profile) in &mcp.profiles {
+            if profile != "none" && dsh_mcp::upstream::profiles::profile_named(profile).is_none() {
+                let known: Vec<&str> = dsh_mcp::upstream::profiles::PROFILES
+                    .iter()
+                    .map(|p| p.name)
+                    .collect();
+                return Err(HarnessError::Proxied(format!(
+                    "mcp.profiles.{server}: no built-in profile {profile:?} (there are: {}, and \"none\")",
+                    known.join(", ")
+                )));
+            }
+            options
+                .profiles
+                .insert(server.to_ascii_lowercase(), profile.clone());
+        }
+        if let Some(path) = self.pins_path() {
+            let pins = dsh_mcp::upstream::pins::Pins::open(path).map_err(HarnessError::Proxied)?;
+            options.pins = Some(std::sync::Arc::new(pins));
+        }
         Proxy::start(upstreams, &self.registry, options)
             .await
             .map_err(HarnessError::Upstream)

@@ -246,15 +246,27 @@ impl McpServer {
         &self.registry
     }
 
-    /// The `tools/list` entries.
+    /// The `tools/list` entries: every tool but those a deny rule refuses
+    /// whatever their arguments (what the model cannot use, it is not shown).
     ///
     /// # Errors
     /// An internal error if a declaration does not read as an MCP tool
     /// (which would be a bug in the envelope).
     pub fn tools(&self) -> Result<Vec<Tool>, ErrorData> {
+        let denied = |declaration: &Value| {
+            let Some(permissions) = &self.permissions else {
+                return false;
+            };
+            declaration
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|name| self.registry.get(name))
+                .is_some_and(|tool| permissions.denies_every_call(tool.as_ref()))
+        };
         self.registry
             .tool_declarations(ToolFormat::Mcp)
             .into_iter()
+            .filter(|declaration| !denied(declaration))
             .map(|declaration| {
                 serde_json::from_value::<Tool>(declaration).map_err(|err| {
                     ErrorData::internal_error(

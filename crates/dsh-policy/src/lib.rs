@@ -430,5 +430,6 @@ pub use settings::{
 };
 pub use settings::{
     AuditSettings, BashSettings, HookCommand, HookEvent, HookMatcher, HookSettings, McpSettings,
-    PermissionSettings, SandboxMode, SandboxSettings, Settings, SettingsError, SettingsErrorKind,
+    PermissionSettings, PinsFile, SandboxMode, SandboxSettings, Settings, SettingsError,
+    SettingsErrorKind,
 };

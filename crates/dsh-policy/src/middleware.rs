@@ -86,6 +86,12 @@ impl PermissionMiddleware {
         *write(&self.state.remember) = remember;
     }
 
+    /// Whether a deny rule refuses every call of `tool` whatever its
+    /// arguments: such a tool is left out of what the model is shown.
+    pub fn denies_every_call(&self, tool: &dyn dsh_tools::ToolDefinition) -> bool {
+        read(&self.state.policy).denies_every_call(tool.name(), tool.aliases())
+    }
+
     /// The current mode.
     pub fn mode(&self) -> Mode {
         read(&self.state.policy).mode()
@@ -235,6 +241,7 @@ impl Middleware for PermissionMiddleware {
         // Reading or stopping one's own earlier work is decided as a read.
         let read_only = tool.annotations().is_read_only() || tool.acts_on_own_work();
         let checked_as = tool.checked_as(args, exec.agent.as_deref());
+        let definition_hold = tool.definition_hold();
         let (verdict, mode) = {
             let policy = read(&self.state.policy);
             let verdict = match &checked_as {
@@ -259,7 +266,16 @@ impl Middleware for PermissionMiddleware {
                     });
                 }
                 Some(view) => policy.evaluate(&view.tool, &[], &view.arguments, false),
-                None => policy.evaluate(&exec.name, tool.aliases(), args, read_only),
+                None => match tool.argument_meanings() {
+                    Some(meanings) if !tool.aliases().is_empty() => {
+                        policy.evaluate_arguments(&exec.name, tool.aliases(), meanings, args)
+                    }
+                    _ => policy.evaluate(&exec.name, tool.aliases(), args, read_only),
+                },
+            };
+            let verdict = match &definition_hold {
+                Some(hold) => policy.hold_definition(verdict, &exec.name, &hold.change),
+                None => verdict,
             };
             (verdict, policy.mode())
         };
@@ -367,6 +383,20 @@ impl Middleware for PermissionMiddleware {
                 ApprovalAnswer::Cancelled => Err(not_answered(&verdict, "cancel")),
                 ApprovalAnswer::AllowOnce => Ok(next.run(exec).await),
                 ApprovalAnswer::AllowAlways => {
+                    // *Always* for a held tool accepts its definition as it
+                    // is now; failing that, the answer still counts once.
+                    if let Some(hold) = &definition_hold {
+                        if let Err(err) = (hold.accept)() {
+                            if let Some(slot) = &slot {
+                                slot.update(|note| {
+                                    note.reason = Some(format!(
+                                        "{}; accepting the definition failed: {err}",
+                                        note.reason.as_deref().unwrap_or_default()
+                                    ));
+                                });
+                            }
+                        }
+                    }
                     remember(&state, RuleList::Allow, &verdict.grants);
                     {
                         let mut policy = write(&state.policy);
@@ -412,5 +442,6 @@ fn origin_name(origin: Origin) -> &'static str {
         Origin::PlanMode => "planMode",
         Origin::Unanalysable => "unanalysable",
         Origin::Sandbox => "sandbox",
+        Origin::Definition => "definition",
     }
 }

@@ -1,11 +1,13 @@
 //! [`PermissionPolicy`]: rules + mode + working directory → an [`Evaluation`].
 
+mod arguments;
+
 use crate::path::{self, PathPattern};
 use crate::places::{Place, Workspace};
 use crate::rule::{Matcher, PermissionRules, Rule, RuleList, SHELL_TOOL};
 use crate::shell::{self, CommandPart, FilePart, OpaquePart, Part};
 use crate::word::{Dirs, PathWord};
-use dsh_tools::ToolAnnotations;
+use dsh_tools::{ArgumentMeanings, ToolAnnotations};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -117,6 +119,9 @@ pub enum Origin {
     Unanalysable,
     /// The call asks to run outside the sandbox.
     Sandbox,
+    /// The tool's definition changed since a person accepted it (or it
+    /// carries instructions aimed at the model): only a person answers.
+    Definition,
 }
 
 /// The verdict on one call: nothing was run to reach it.
@@ -411,6 +416,90 @@ impl PermissionPolicy {
             .evaluation
     }
 
+    /// Decides a call of another server's tool whose arguments' meanings
+    /// are known (a shell command, a path read or written, …): each
+    /// argument is judged as our own tool for it would be judged, with the
+    /// rules naming the tool (`mcp__SERVER__TOOL(specifier)`) read as
+    /// `Bash`, `Read` or `Edit` rules for it.
+    ///
+    /// ```
+    /// use dsh_policy::{Decision, Mode, PermissionPolicy, PermissionRules};
+    /// use dsh_tools::{ArgumentMeaning, ArgumentMeanings};
+    /// use serde_json::json;
+    ///
+    /// let rules = PermissionRules::parse(Vec::<&str>::new(), Vec::<&str>::new(), ["Bash(rm:*)"]).unwrap();
+    /// let policy = PermissionPolicy::new(rules, Mode::Default, "/work/proj");
+    /// let aliases = ["mcp__dc__start_process", "mcp__dc", "mcp__dc__*"].map(String::from);
+    /// let meanings = ArgumentMeanings {
+    ///     arguments: vec![("command".into(), ArgumentMeaning::Shell), ("timeout_ms".into(), ArgumentMeaning::Data)],
+    ///     from: "settings".into(),
+    ///     base: None,
+    /// };
+    /// let check = |cmd: &str| policy.check_proxied("dc__start_process", &aliases, &meanings, &json!({"command": cmd})).decision;
+    /// assert_eq!(check("npm test && rm -rf ~"), Decision::Deny);
+    /// assert_eq!(check("ls -la"), Decision::Allow);
+    /// assert_eq!(check("make"), Decision::Ask);
+    /// ```
+    pub fn check_proxied(
+        &self,
+        tool: &str,
+        aliases: &[String],
+        meanings: &ArgumentMeanings,
+        args: &Value,
+    ) -> Evaluation {
+        self.evaluate_arguments(tool, aliases, meanings, args)
+            .evaluation
+    }
+
+    /// [`PermissionPolicy::explain`] for a call [`PermissionPolicy::check_proxied`] decides.
+    pub fn explain_proxied(
+        &self,
+        tool: &str,
+        aliases: &[String],
+        meanings: &ArgumentMeanings,
+        args: &Value,
+    ) -> Vec<PartEvaluation> {
+        self.evaluate_arguments(tool, aliases, meanings, args)
+            .parts()
+    }
+
+    /// The verdict with the call held for a person because the tool's
+    /// definition is not the one accepted (`change` says how): asked in
+    /// every mode but `dontAsk`, which denies it; a denial stands.
+    pub(crate) fn hold_definition(
+        &self,
+        mut verdict: Verdict,
+        tool: &str,
+        change: &str,
+    ) -> Verdict {
+        if verdict.evaluation.decision == Decision::Deny {
+            return verdict;
+        }
+        let grants = std::mem::take(&mut verdict.grants);
+        let denials = std::mem::take(&mut verdict.denials);
+        let mut outcomes = std::mem::take(&mut verdict.outcomes);
+        let mut held = Outcome::mode(Decision::Ask, format!("{tool} is held: {change}"));
+        held.origin = Origin::Definition;
+        outcomes.push(
+            held.about(&format!("{tool} call"))
+                .part(PartKind::Call, tool),
+        );
+        let mut verdict = self.finish(outcomes);
+        verdict.grants = grants;
+        verdict.denials = denials;
+        verdict
+    }
+
+    /// Whether a deny rule refuses every call of the tool whatever its
+    /// arguments (a tool-wide rule naming it or one of its aliases): such
+    /// a tool is better left out of what the model is shown.
+    pub fn denies_every_call(&self, tool: &str, aliases: &[String]) -> bool {
+        let tool = tool.to_ascii_lowercase();
+        self.rules.deny.iter().chain(&self.session.deny).any(|r| {
+            r.is_tool_wide() && (r.tool() == tool || aliases.iter().any(|a| a == r.tool()))
+        })
+    }
+
     /// Every part's verdict, in source order: for a UI to show why, or to
     /// audit the splitting. The call's verdict is the strongest of these.
     pub fn explain(
@@ -526,7 +615,10 @@ impl PermissionPolicy {
                 Matcher::Path(p) => place
                     .as_ref()
                     .is_some_and(|place| self.path_matches(p, place, wide)),
-                Matcher::Command(_) => false,
+                Matcher::Argument { path: Some(p), .. } => place
+                    .as_ref()
+                    .is_some_and(|place| self.path_matches(p, place, wide)),
+                Matcher::Command(_) | Matcher::Argument { path: None, .. } => false,
             }
         };
         let wide = |r: &Rule| matches(r, true);
@@ -617,7 +709,7 @@ impl PermissionPolicy {
             && match rule.matcher() {
                 Matcher::Any => true,
                 Matcher::Path(p) => self.path_matches(p, place, wide),
-                Matcher::Command(_) => false,
+                Matcher::Command(_) | Matcher::Argument { .. } => false,
             }
     }
 
@@ -1100,7 +1192,7 @@ impl PermissionPolicy {
                                 && places.iter().all(|t| self.path_matches(p, t, false))
                         }
                     }
-                    Matcher::Command(_) => false,
+                    Matcher::Command(_) | Matcher::Argument { .. } => false,
                 }
         };
         let wide = |r: &Rule| edit_rule(r, true);
@@ -1148,7 +1240,7 @@ impl PermissionPolicy {
                     && match r.matcher() {
                         Matcher::Any => true,
                         Matcher::Command(p) => p.matches(by),
-                        Matcher::Path(_) => false,
+                        Matcher::Path(_) | Matcher::Argument { .. } => false,
                     }
             };
             if let Some(o) = self
@@ -1345,7 +1437,7 @@ fn matches_command(rule: &Rule, part: &CommandPart) -> bool {
                         .as_deref()
                         .is_some_and(|a| p.matches_from_any_start(a, a.len()))
             }
-            Matcher::Path(_) => false,
+            Matcher::Path(_) | Matcher::Argument { .. } => false,
         }
 }
 
@@ -1355,7 +1447,7 @@ fn matches_anywhere(rule: &Rule, texts: &[String]) -> bool {
         && match rule.matcher() {
             Matcher::Any => true,
             Matcher::Command(p) => texts.iter().any(|t| p.matches_from_any_start(t, t.len())),
-            Matcher::Path(_) => false,
+            Matcher::Path(_) | Matcher::Argument { .. } => false,
         }
 }
 

@@ -101,6 +101,13 @@ pub(crate) enum Matcher {
     Command(CommandPattern),
     /// A path glob for any other tool.
     Path(PathPattern),
+    /// For another server's tool (`mcp__…`): the specifier read both ways,
+    /// since what it matches depends on what the tool's arguments mean — a
+    /// command pattern for a shell argument, a path glob for a path.
+    Argument {
+        command: Option<Box<CommandPattern>>,
+        path: Option<Box<PathPattern>>,
+    },
 }
 
 impl Rule {
@@ -163,6 +170,16 @@ impl Rule {
                     Matcher::Command(
                         CommandPattern::parse(spec).map_err(|p| RuleError::new(text, p))?,
                     )
+                } else if tool.starts_with("mcp__") {
+                    let path = PathPattern::parse(spec);
+                    let command = CommandPattern::parse(spec).ok().map(Box::new);
+                    match (command, path) {
+                        (None, Err(p)) => return Err(RuleError::new(text, p)),
+                        (command, path) => Matcher::Argument {
+                            command,
+                            path: path.ok().map(Box::new),
+                        },
+                    }
                 } else {
                     Matcher::Path(PathPattern::parse(spec).map_err(|p| RuleError::new(text, p))?)
                 }
@@ -218,16 +235,43 @@ impl Rule {
     /// directory a settings file's rules are relative to (the one holding
     /// its `.claude`). Other rules are returned as they are.
     pub fn with_root(mut self, project: &Path) -> Rule {
-        if let Matcher::Path(p) = &mut self.matcher {
-            p.set_root(project);
+        match &mut self.matcher {
+            Matcher::Path(p) => p.set_root(project),
+            Matcher::Argument { path: Some(p), .. } => p.set_root(project),
+            _ => {}
         }
         self
+    }
+
+    /// This rule of a proxied tool as a rule of `tool` (`bash`, `read` or
+    /// `edit`), for judging the tool's argument of that kind: a tool-wide
+    /// rule covers every such argument, a specifier the argument it
+    /// matches. `None` when the specifier cannot be read that way. The
+    /// text stays the rule as written, so a decision names it.
+    pub(crate) fn as_rule_of(&self, tool: &str) -> Option<Rule> {
+        let matcher = match &self.matcher {
+            Matcher::Any => Matcher::Any,
+            Matcher::Argument {
+                command: Some(c), ..
+            } if tool == SHELL_TOOL => Matcher::Command((**c).clone()),
+            Matcher::Argument { path: Some(p), .. } if tool != SHELL_TOOL => {
+                Matcher::Path((**p).clone())
+            }
+            _ => return None,
+        };
+        Some(Rule {
+            text: self.text.clone(),
+            tool: tool.to_owned(),
+            specifier: self.specifier.clone(),
+            matcher,
+        })
     }
 
     /// Where a `/path` pattern is anchored, when it was given a project.
     pub fn root(&self) -> Option<&Path> {
         match &self.matcher {
             Matcher::Path(p) => p.root(),
+            Matcher::Argument { path: Some(p), .. } => p.root(),
             _ => None,
         }
     }

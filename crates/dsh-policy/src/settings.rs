@@ -154,6 +154,32 @@ pub struct McpSettings {
     /// `readOnlyHint` is never trusted: it is a claim by the server.
     #[serde(default)]
     pub read_only_tools: Vec<String>,
+    /// What proxied tools' arguments mean, by rule name: `{"mcp__dc__start_process":
+    /// {"command": "shell", "timeout_ms": "data"}}`. Replaces a built-in
+    /// profile's meanings for that tool. As strong as an allow rule: an
+    /// argument said to be `data` is never judged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub arguments: BTreeMap<String, BTreeMap<String, dsh_tools::ArgumentMeaning>>,
+    /// A built-in profile for a server, by server name (`"dc":
+    /// "desktop-commander"`), or `"none"` for none; a server not named
+    /// gets the profile its tool list matches.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub profiles: BTreeMap<String, String>,
+    /// Where proxied tools' definitions are pinned, relative to the
+    /// working directory (default `.dsh/mcp-pins.json`); `false` turns
+    /// pinning off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pins_file: Option<PinsFile>,
+}
+
+/// `mcp.pinsFile`: a path, or `false` for no pinning.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PinsFile {
+    /// The file, relative to the working directory.
+    Path(PathBuf),
+    /// `false`: nothing is pinned (`true` is the default file).
+    Enabled(bool),
 }
 
 /// `telemetry`: OpenTelemetry export of tool calls (our extension). Off
@@ -579,6 +605,20 @@ impl Settings {
                     SettingsErrorKind::Invalid,
                     Some(format!("mcp.readOnlyTools[{i}]")),
                     format!("{name:?}: a tool name, without a specifier"),
+                ));
+            }
+        }
+        for tool in self.mcp.arguments.keys() {
+            let well_formed = tool
+                .strip_prefix("mcp__")
+                .and_then(|rest| rest.split_once("__"))
+                .is_some_and(|(server, name)| {
+                    !server.is_empty() && !name.is_empty() && !name.contains('*')
+                });
+            if !well_formed {
+                return Err(invalid(
+                    format!("mcp.arguments.{tool}"),
+                    format!("{tool:?}: name one tool as rules do, mcp__SERVER__TOOL"),
                 ));
             }
         }
@@ -1299,6 +1339,10 @@ impl Settings {
             out.bash.max_output_bytes = b.max_output_bytes.or(out.bash.max_output_bytes);
             out.mcp.call_timeout_ms = layer.mcp.call_timeout_ms.or(out.mcp.call_timeout_ms);
             out.mcp.read_only_tools.extend(layer.mcp.read_only_tools);
+            // The more specific file says what a tool's arguments mean.
+            out.mcp.arguments.extend(layer.mcp.arguments);
+            out.mcp.profiles.extend(layer.mcp.profiles);
+            out.mcp.pins_file = layer.mcp.pins_file.or(out.mcp.pins_file.take());
             let a = layer.audit;
             out.audit.enabled = a.enabled.or(out.audit.enabled);
             out.audit.path = a.path.or(out.audit.path.take());

@@ -69,6 +69,9 @@ pub struct ArgumentMeanings {
     /// Where the meanings come from, for messages: `profile filesystem`,
     /// `settings`.
     pub from: String,
+    /// The directory the server takes relative paths from (its working
+    /// directory), when known; else the host's working directory.
+    pub base: Option<std::path::PathBuf>,
 }
 
 impl ArgumentMeanings {

@@ -64,6 +64,15 @@ pub enum Command {
         #[command(subcommand)]
         command: ApprovalsCommand,
     },
+    /// Proxied tools' pinned definitions (the project's .dsh/mcp-pins.json,
+    /// or the settings' mcp.pinsFile): a tool whose definition changed since
+    /// it was accepted, or whose description carries instructions aimed at
+    /// the model, is pending, and its calls ask until it is accepted here.
+    #[command(verbatim_doc_comment)]
+    Pins {
+        #[command(subcommand)]
+        command: PinsCommand,
+    },
     /// Print the effective settings, the files read, and the file each rule came from
     Settings {
         #[command(flatten)]
@@ -205,6 +214,27 @@ pub enum ApprovalsCommand {
     },
 }
 
+/// `dsh pins`.
+#[derive(Subcommand, Debug, Clone, PartialEq, Eq)]
+pub enum PinsCommand {
+    /// Print the pending definitions (what changed, what was flagged) and the pinned tools
+    List {
+        /// Print the whole file as JSON instead
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        options: PipelineOptions,
+    },
+    /// Accept the pending definitions of TOOL… (mcp__SERVER__TOOL), or all of them
+    Accept {
+        /// The tools, as rules name them; none: every pending one
+        #[arg(value_name = "TOOL")]
+        tools: Vec<String>,
+        #[command(flatten)]
+        options: PipelineOptions,
+    },
+}
+
 /// `dsh mcp --approvals-page`: a local page where a person answers asks.
 #[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
 pub struct ApprovalsPageOptions {
@@ -314,6 +344,10 @@ impl Command {
                 ApprovalsCommand::Deny { .. } => &["approvals", "deny"],
             },
             Command::Audit { .. } => &["audit"],
+            Command::Pins { command } => match command {
+                PinsCommand::List { .. } => &["pins", "list"],
+                PinsCommand::Accept { .. } => &["pins", "accept"],
+            },
         }
     }
 }

@@ -6,6 +6,7 @@
 mod approve;
 mod audit;
 mod cli;
+mod pins;
 mod telemetry;
 
 use clap::Parser;
@@ -301,14 +302,22 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
         Command::Schemas { format } => schemas(format),
         Command::Settings { options } => {
             let pipeline = build_pipeline(&options, Approval::None)?;
+            let pins = pipeline.pins_path();
+            let pending = pins.as_deref().map(pins::pending_summary);
             let output = json!({
                 "files": pipeline.settings_files(),
                 "settings": pipeline.settings(),
                 "ignored": pipeline.settings().ignored,
                 "sources": pipeline.rule_sources(),
+                "mcp": {
+                    "profiles": dsh_mcp::upstream::profiles::describe(),
+                    "pinsFile": pins,
+                    "pending": pending,
+                },
             });
             Ok(print_json(&output, ExitCode::SUCCESS))
         }
+        Command::Pins { command } => pins::run(command),
         Command::Mcp {
             options,
             upstreams,

@@ -912,6 +912,9 @@ async fn results_reach_a_stateless_client_of_a_legacy_upstream() {
         .arg("mcp")
         .arg("--settings")
         .arg(&settings_file)
+        // Its tools are pinned there, not in the source tree.
+        .arg("--cwd")
+        .arg(&dir.0)
         .args(&args);
     let transport = TokioChildProcess::new(command).unwrap();
     let client = Client::default()

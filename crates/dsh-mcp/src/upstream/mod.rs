@@ -39,11 +39,15 @@
 
 pub mod config;
 pub mod naming;
+pub mod pins;
+pub mod poison;
+pub mod profiles;
 
 use crate::CALL;
 use dsh_tools::{
-    ContentBlock, Dialect, ErrorCode, OutputFuture, ToolAnnotations, ToolArguments, ToolContext,
-    ToolDefinition, ToolError, ToolFuture, ToolOutput, ToolRegistry, Violation, ViolationKind,
+    ArgumentMeaning, ArgumentMeanings, ContentBlock, DefinitionHold, Dialect, ErrorCode,
+    OutputFuture, ToolAnnotations, ToolArguments, ToolContext, ToolDefinition, ToolError,
+    ToolFuture, ToolOutput, ToolRegistry, Violation, ViolationKind,
 };
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::model::{
@@ -143,6 +147,15 @@ pub struct ProxyOptions {
     /// The sandbox stdio upstreams start in (the settings' `sandbox`), with
     /// each server's overrides; `None`: unconfined.
     pub sandbox: Option<dsh_sandbox::SandboxPolicy>,
+    /// What proxied tools' arguments mean, by rule name
+    /// (`mcp__SERVER__TOOL`, lower-case): the settings' `mcp.arguments`,
+    /// over any profile's.
+    pub arguments: HashMap<String, Vec<(String, ArgumentMeaning)>>,
+    /// The profile of a server (lower-case name), by profile name or
+    /// `none`; a server not named here gets the profile its tools match.
+    pub profiles: HashMap<String, String>,
+    /// The project's pinned tool definitions; `None`: nothing is pinned.
+    pub pins: Option<Arc<pins::Pins>>,
 }
 
 impl ProxyOptions {
@@ -160,6 +173,9 @@ impl ProxyOptions {
                 let _ = writeln!(std::io::stderr(), "{line}");
             }),
             sandbox: None,
+            arguments: HashMap::new(),
+            profiles: HashMap::new(),
+            pins: None,
         }
     }
 }
@@ -305,6 +321,8 @@ struct Upstream {
     closed: std::sync::atomic::AtomicBool,
     /// Failed starts and crashes since the last call that completed.
     failures: std::sync::atomic::AtomicU32,
+    /// The profile last said on stderr to judge its tools' arguments.
+    profile_said: Mutex<Option<&'static str>>,
 }
 
 /// The client of a call: where its progress goes.
@@ -375,11 +393,14 @@ impl Drop for Connection {
     }
 }
 
-/// A tool as the upstream listed it, with the names we give it.
+/// A tool as the upstream listed it, with the names we give it, what its
+/// arguments mean and its pinned definition's digest.
 struct ListedTool {
     upstream_name: String,
     exposed: String,
     tool: rmcp::model::Tool,
+    meanings: Option<ArgumentMeanings>,
+    digest: Option<String>,
 }
 
 impl Upstream {
@@ -399,6 +420,7 @@ impl Upstream {
             list_changed: Arc::new(tokio::sync::Notify::new()),
             closed: std::sync::atomic::AtomicBool::new(false),
             failures: std::sync::atomic::AtomicU32::new(0),
+            profile_said: Mutex::new(None),
         })
     }
 
@@ -427,7 +449,7 @@ impl Upstream {
                 ))
             })?
             .map_err(|e| self.fault(format!("tools/list failed: {}", plain(&e))))?;
-        Ok(listed
+        let tools = listed
             .into_iter()
             .map(|tool| {
                 let upstream_name = tool.name.to_string();
@@ -447,9 +469,102 @@ impl Upstream {
                     upstream_name,
                     exposed,
                     tool,
+                    meanings: None,
+                    digest: None,
                 }
             })
-            .collect())
+            .collect();
+        Ok(self.understood(tools))
+    }
+
+    /// The tools with their arguments' meanings (the settings', else the
+    /// profile the server's tool list matches) and their pins.
+    fn understood(&self, mut tools: Vec<ListedTool>) -> Vec<ListedTool> {
+        let server = self.name().to_ascii_lowercase();
+        let profile = match self.options.profiles.get(&server).map(String::as_str) {
+            Some("none") => None,
+            Some(name) => profiles::profile_named(name),
+            None => {
+                let schemas: Vec<(String, Value)> = tools
+                    .iter()
+                    .map(|t| {
+                        (
+                            t.upstream_name.clone(),
+                            Value::Object((*t.tool.input_schema).clone()),
+                        )
+                    })
+                    .collect();
+                let pairs: Vec<(&str, &Value)> =
+                    schemas.iter().map(|(n, v)| (n.as_str(), v)).collect();
+                profiles::matching(&pairs)
+            }
+        };
+        let mut said = lock(&self.profile_said);
+        if *said != profile.map(|p| p.name) {
+            if let Some(p) = profile {
+                (self.options.stderr)(&format!(
+                    "[dsh] upstream {:?}: its tools' arguments are judged by the built-in profile {:?} ({})",
+                    self.config.name, p.name, p.about
+                ));
+            }
+            *said = profile.map(|p| p.name);
+        }
+        drop(said);
+        let base = match &self.config.transport {
+            UpstreamTransport::Stdio { cwd, .. } => Some(match cwd {
+                Some(dir) => self.options.cwd.join(dir),
+                None => self.options.cwd.clone(),
+            }),
+            UpstreamTransport::Http { .. } => None,
+        };
+        for listed in &mut tools {
+            let rule = naming::rule_aliases(self.name(), &listed.upstream_name)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+            listed.meanings = match self.options.arguments.get(&rule) {
+                Some(arguments) => Some(ArgumentMeanings {
+                    arguments: arguments.clone(),
+                    from: "the settings' mcp.arguments".into(),
+                    base: None,
+                }),
+                None => profile.and_then(|p| p.meanings(&listed.upstream_name)),
+            }
+            .map(|mut m| {
+                m.base = base.clone();
+                m
+            });
+        }
+        tools
+    }
+
+    /// Pins a tool about to be registered: recorded the first time, held
+    /// when its definition is not the accepted one or carries instructions
+    /// aimed at the model (said on stderr). Returns its digest.
+    fn pin(&self, listed: &ListedTool) -> Option<String> {
+        let pins = self.options.pins.as_ref()?;
+        let rule = naming::rule_aliases(self.name(), &listed.upstream_name)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let listing = serde_json::to_value(&listed.tool).unwrap_or_default();
+        let definition = pins::definition(&listing);
+        let description = listed.tool.description.as_deref().unwrap_or("");
+        let input = Value::Object((*listed.tool.input_schema).clone());
+        let findings = poison::findings(&listed.upstream_name, description, &input);
+        let tool = &listed.upstream_name;
+        match pins.observe(&rule, &definition, &findings) {
+            Ok(pins::Observed::Accepted) => {}
+            Ok(pins::Observed::Held(change)) => (self.options.stderr)(&format!(
+                "[dsh] upstream {:?}: tool {tool:?} is held ({change}); its calls ask until `dsh pins accept {rule}`",
+                self.config.name
+            )),
+            Err(err) => (self.options.stderr)(&format!(
+                "[dsh] upstream {:?}: tool {tool:?} is held: {err}",
+                self.config.name
+            )),
+        }
+        Some(pins::digest(&definition))
     }
 
     fn register(
@@ -458,6 +573,8 @@ impl Upstream {
         listed: ListedTool,
     ) -> Result<(), ToolError> {
         let listing = serde_json::to_value(&listed.tool).unwrap_or_default();
+        let mut listed = listed;
+        listed.digest = self.pin(&listed);
         let tool = UpstreamTool::new(self.clone(), listed)?;
         let exposed = tool.exposed.clone();
         registry.register_arc(Arc::new(tool))?;
@@ -1156,6 +1273,9 @@ pub struct UpstreamTool {
     aliases: Vec<String>,
     trusted: ToolAnnotations,
     advertised: ToolAnnotations,
+    meanings: Option<ArgumentMeanings>,
+    /// The pins and this definition's digest, when definitions are pinned.
+    pin: Option<(Arc<pins::Pins>, String)>,
 }
 
 impl UpstreamTool {
@@ -1164,7 +1284,10 @@ impl UpstreamTool {
             upstream_name,
             exposed,
             tool,
+            meanings,
+            digest,
         } = listed;
+        let pin = upstream.options.pins.clone().zip(digest);
         let server = upstream.name().to_owned();
         let input_schema = Value::Object((*tool.input_schema).clone());
         let validator = jsonschema::validator_for(&input_schema).map_err(|e| {
@@ -1223,6 +1346,8 @@ impl UpstreamTool {
             aliases,
             trusted,
             advertised,
+            meanings,
+            pin,
         })
     }
 
@@ -1644,6 +1769,21 @@ impl ToolDefinition for UpstreamTool {
 
     fn aliases(&self) -> &[String] {
         &self.aliases
+    }
+
+    fn argument_meanings(&self) -> Option<&ArgumentMeanings> {
+        self.meanings.as_ref()
+    }
+
+    fn definition_hold(&self) -> Option<DefinitionHold> {
+        let (pins, digest) = self.pin.as_ref()?;
+        let name = self.aliases.first()?;
+        let change = pins.hold(name, digest)?;
+        let (pins, accepted_name, digest) = (pins.clone(), name.clone(), digest.clone());
+        Some(DefinitionHold {
+            change: format!("{change}; `dsh pins accept {name}` accepts it"),
+            accept: Arc::new(move || pins.accept(&accepted_name, &digest)),
+        })
     }
 
     fn check_arguments(&self, args: &Value) -> Result<(), ToolError> {
