@@ -589,3 +589,55 @@ async fn a_held_definition_asks_even_for_what_the_rules_allow_and_always_accepts
     assert_eq!(refused.code(), Some(ErrorCode::PermissionDenied));
     assert!(runs.lock().unwrap().is_empty());
 }
+
+#[test]
+fn only_what_every_shell_reads_alike_runs_unasked() {
+    // The server's shell may be zsh or fish, where these run code that
+    // bash would not.
+    let dir = project();
+    let case = Case {
+        policy: policy(dir.path(), &["Bash(npm test:*)"], &[], &[], Mode::Default),
+        server: "dc",
+    };
+    let start = |cmd: &str| {
+        case.check("start_process", START, json!({ "command": cmd }))
+            .decision
+    };
+    for zsh_or_fish in [
+        "x='$(touch /tmp/p)'; echo ${(e)x}",
+        "ls *(e:'touch /tmp/p':)",
+        "cat =(touch /tmp/p)",
+        "ls (touch /tmp/p)",
+        "npm test ${(e)x}",
+        "echo \"$HOME\"",
+        "echo 'a\\'b'",
+    ] {
+        assert_eq!(start(zsh_or_fish), Decision::Ask, "{zsh_or_fish}");
+    }
+    for plain in [
+        "grep -c '^[a-z]*$' notes.txt",
+        "git log --format='%h %s' -n 3",
+        "find . -name '*.rs' | head -n 5",
+        "ls -la . && cat notes.txt 2>&1",
+        "npm test -- --watch",
+    ] {
+        assert_eq!(start(plain), Decision::Allow, "{plain}");
+    }
+    // The user's allow of the whole tool stands.
+    let wide = Case {
+        policy: policy(
+            dir.path(),
+            &["mcp__dc__start_process"],
+            &[],
+            &["Bash(rm:*)"],
+            Mode::Default,
+        ),
+        server: "dc",
+    };
+    let check = |cmd: &str| {
+        wide.check("start_process", START, json!({ "command": cmd }))
+            .decision
+    };
+    assert_eq!(check("echo $HOME"), Decision::Allow);
+    assert_eq!(check("echo $HOME; rm x"), Decision::Deny);
+}

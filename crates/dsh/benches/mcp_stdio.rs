@@ -18,6 +18,9 @@
 //!    second stdio hop). Interleaved; the ratio and the time added per call.
 //!    Beside it the floor of any stdio proxy: a relay that copies bytes
 //!    between the pipes without reading them (`DSH_BENCH_SERVE=relay`).
+//!    Then a `run {command}` call whose command the settings say is a shell
+//!    line (`mcp.arguments`): analysed as a bash command and allowed as
+//!    read-only on every call, its pin checked; against the relay.
 
 #[path = "../../../bench/ratio.rs"]
 mod ratio;
@@ -69,6 +72,11 @@ impl ServerHandler for PlainServer {
         let schema = AddArgs::schema().to_json_schema(dsh_tools::Dialect::Mcp);
         serde_json::from_value(json!({"tools": [{
             "name": "add", "description": "Adds two integers.", "inputSchema": schema
+        }, {
+            // A shell-running tool's shape (runs nothing here): through the
+            // proxy its `command` is analysed as a bash command line.
+            "name": "run", "description": "Runs a command.",
+            "inputSchema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}
         }]}))
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
@@ -78,6 +86,18 @@ impl ServerHandler for PlainServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == "run" {
+            let length = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("command"))
+                .and_then(serde_json::Value::as_str)
+                .map_or(0, str::len);
+            return Ok(
+                CallToolResult::success(vec![rmcp::model::ContentBlock::text(length.to_string())])
+                    .into(),
+            );
+        }
         if request.name != "add" {
             return Err(ErrorData::invalid_params("unknown tool", None));
         }
@@ -170,8 +190,26 @@ fn params() -> CallToolRequestParams {
     CallToolRequestParams::new("add").with_arguments(args)
 }
 
+/// A read-only command line of a typical agent's shape, for `run`.
+const SHELL_LINE: &str = "cd src && git status --short && ls -la | grep -v target | head -n 20";
+
+fn run_params() -> CallToolRequestParams {
+    let serde_json::Value::Object(args) = json!({"command": SHELL_LINE}) else {
+        unreachable!()
+    };
+    CallToolRequestParams::new("run").with_arguments(args)
+}
+
 fn answer(runtime: &Runtime, client: &RunningService<RoleClient, ()>) -> String {
-    let result = runtime.block_on(client.call_tool(params())).unwrap();
+    answer_to(runtime, client, params())
+}
+
+fn answer_to(
+    runtime: &Runtime,
+    client: &RunningService<RoleClient, ()>,
+    params: CallToolRequestParams,
+) -> String {
+    let result = runtime.block_on(client.call_tool(params)).unwrap();
     result
         .content
         .iter()
@@ -222,7 +260,10 @@ fn bench(c: &mut Criterion) {
     let settings = dir.join("settings.json");
     std::fs::write(
         &settings,
-        r#"{"permissions": {"allow": ["mcp__plain__add"]}}"#,
+        // `run` has no rule: its command line is analysed on every call
+        // and allowed as read-only.
+        r#"{"permissions": {"allow": ["mcp__plain__add"]},
+            "mcp": {"arguments": {"mcp__plain__run": {"command": "shell"}}}}"#,
     )
     .unwrap();
     let mut through = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
@@ -297,6 +338,30 @@ fn bench(c: &mut Criterion) {
     println!(
         "RESULT mcp proxy added per call beyond a byte relay: {:?}",
         proxied_time.saturating_sub(relay_time)
+    );
+    // The same through the proxy, with a shell argument analysed (and the
+    // pins checked) on every call: what argument-aware rules cost.
+    let run = || answer_to(&runtime, &proxied, run_params());
+    assert_eq!(run(), SHELL_LINE.len().to_string());
+    let (relay_time, analysed_time) = ratio::compare(
+        || {
+            ratio::keep(answer_to(&runtime, &relayed, run_params()));
+        },
+        || {
+            ratio::keep(run());
+        },
+        15,
+        Duration::from_millis(200),
+    );
+    ratio::report(
+        "mcp proxy tools/call with a shell argument analysed (a byte relay vs `dsh mcp`; target <= 150 us added)",
+        "relay",
+        "proxied",
+        (relay_time, analysed_time),
+    );
+    println!(
+        "RESULT mcp proxy added per call with a shell argument analysed, beyond a byte relay: {:?}",
+        analysed_time.saturating_sub(relay_time)
     );
     runtime.block_on(async {
         let _ = proxied.cancel().await;

@@ -113,8 +113,21 @@ impl PermissionPolicy {
                         "workdir".into(),
                         Value::String(base.to_string_lossy().into_owned()),
                     );
+                    let line = call["command"].as_str().unwrap_or_default().to_owned();
                     let verdict = judge.evaluate_bash(tool, &Value::Object(call));
                     let analysis_alone = super::runs_on_analysis_alone(&verdict.outcomes);
+                    // Read as bash; but the server's shell may be zsh, dash
+                    // or fish, which read some constructs as code where
+                    // bash does not: only what every shell reads alike runs
+                    // unasked (unless the tool is allowed as a whole).
+                    if verdict.evaluation.decision != Decision::Deny
+                        && !self.allows_whole_tool(aliases)
+                    {
+                        if let Err(why) = portable(&line) {
+                            outcomes
+                                .push(self.unknown(&about, why).part(PartKind::Unanalysable, name));
+                        }
+                    }
                     grants.extend(
                         verdict
                             .grants
@@ -227,6 +240,17 @@ impl PermissionPolicy {
         Cow::Owned(judge)
     }
 
+    /// Whether an allow rule (configured or of the session) names the tool
+    /// without a specifier: every call of it is allowed but what deny and
+    /// ask rules name.
+    fn allows_whole_tool(&self, aliases: &[String]) -> bool {
+        self.rules
+            .allow
+            .iter()
+            .chain(&self.session.allow)
+            .any(|r| r.is_tool_wide() && aliases.iter().any(|a| a == r.tool()))
+    }
+
     /// An argument the policy cannot judge: asked (denied in dontAsk,
     /// refused in plan mode, where the tool could do anything with it).
     fn unknown(&self, about: &str, why: String) -> Outcome {
@@ -258,6 +282,67 @@ impl PermissionPolicy {
         o.origin = Origin::Mode;
         Some(o.about(about))
     }
+}
+
+/// Whether every POSIX-like shell (bash, dash, zsh, ksh) and fish read a
+/// command line alike, as far as code is concerned: plain words, `*`, `?`,
+/// `~`, the operators `| & ; < >`, newlines, single quotes without `\`,
+/// double quotes without `$`, `` ` ``, `\` or `!`. Anything else — `$`
+/// (zsh's `${(e)…}` evaluates), parentheses (zsh's `*(e:…:)` glob
+/// qualifiers and `=(…)`, fish's `(…)` command substitution), braces,
+/// backslashes, `#`, `[` — is the first construct said.
+fn portable(line: &str) -> Result<(), String> {
+    #[derive(PartialEq)]
+    enum Quote {
+        None,
+        Single,
+        Double,
+    }
+    let mut quote = Quote::None;
+    for c in line.chars() {
+        let plain = match quote {
+            Quote::None => match c {
+                '\'' => {
+                    quote = Quote::Single;
+                    true
+                }
+                '"' => {
+                    quote = Quote::Double;
+                    true
+                }
+                c if c.is_ascii() && crate::word::is_plain_byte(c as u8) => true,
+                ' ' | '\t' | '\n' | '|' | '&' | ';' | '<' | '>' | '*' | '?' | '~' => true,
+                _ => false,
+            },
+            Quote::Single => match c {
+                '\'' => {
+                    quote = Quote::None;
+                    true
+                }
+                '\\' => false,
+                _ => true,
+            },
+            Quote::Double => match c {
+                '"' => {
+                    quote = Quote::None;
+                    true
+                }
+                '$' | '`' | '\\' | '!' => false,
+                _ => true,
+            },
+        };
+        if !plain {
+            let place = match quote {
+                Quote::None => "",
+                Quote::Single => " in single quotes",
+                Quote::Double => " in double quotes",
+            };
+            return Err(format!(
+                "{c:?}{place}: the server's shell is not known to be bash, and other shells (zsh, fish) may read it as code; only plain words run unasked"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A string, or an array of strings, as strings.
