@@ -480,7 +480,10 @@ impl PermissionPolicy {
         let mut outcomes = std::mem::take(&mut verdict.outcomes);
         let mut held = Outcome::mode(Decision::Ask, format!("{tool} is held: {change}"));
         held.origin = Origin::Definition;
-        outcomes.push(
+        // First: of equal rank, the first outcome gives the reason, and
+        // the person asked must see what changed.
+        outcomes.insert(
+            0,
             held.about(&format!("{tool} call"))
                 .part(PartKind::Call, tool),
         );

@@ -579,9 +579,17 @@ async fn a_held_definition_asks_even_for_what_the_rules_allow_and_always_accepts
     );
     assert_eq!(accepted.load(Ordering::SeqCst), 1);
     assert_eq!(runs.lock().unwrap().len(), 1);
+    // Asked for another reason too, the person still sees what changed.
+    assert!(!start(&registry, "make").await.is_error);
+    let asked = answers.0.lock().unwrap()[1].clone();
+    assert!(
+        asked.reason.contains("held: description changed"),
+        "{}",
+        asked.reason
+    );
     // A deny rule still denies, asking nobody.
     assert!(start(&registry, "rm x").await.is_error);
-    assert_eq!(answers.0.lock().unwrap().len(), 1);
+    assert_eq!(answers.0.lock().unwrap().len(), 2);
     // dontAsk refuses a held tool.
     let (registry, runs, _, _) =
         proxied_registry(Mode::DontAsk, Some(hold), ApprovalAnswer::AllowOnce);
