@@ -13,9 +13,10 @@ use std::sync::Arc;
 pub enum ArgumentMeaning {
     /// A shell command line (a string), run as `bash -c` would run it.
     Shell,
-    /// A command as an array of words. Judged as the words joined by spaces
-    /// and read as a shell line: the strictest reading whether or not the
-    /// server runs them through a shell.
+    /// A command as an array of words, run without a shell (each word is
+    /// one argument; the words `|`, `<`, `>` and `>>` may be operators the
+    /// server handles itself). Judged as the shell line that runs exactly
+    /// those words.
     Argv,
     /// Text typed into a program already running (a shell, a REPL): judged
     /// as a shell line, and never allowed on the analysis's word alone,
@@ -23,6 +24,10 @@ pub enum ArgumentMeaning {
     Input,
     /// A path (or an array of paths) the tool reads.
     Read,
+    /// A directory (or an array of them) every file below which the tool
+    /// may read (a content search): a deny `Read` rule naming a file below
+    /// it refuses the call.
+    Tree,
     /// A path (or an array of paths) the tool writes, creates or removes.
     Write,
     /// The directory a shell argument runs in: relative paths in the
@@ -30,7 +35,8 @@ pub enum ArgumentMeaning {
     Workdir,
     /// A value handed to a program as an operand (a git revision, a branch
     /// name): data unless it starts with `-`, which would make it an option
-    /// nobody listed.
+    /// nobody listed (a number counts as its text); a `REV:PATH` names a
+    /// file read, which deny `Read` rules see.
     Operand,
     /// Data that changes nothing the policy guards (a timeout, a text
     /// written to a file whose path is judged, a count).
@@ -45,6 +51,7 @@ impl ArgumentMeaning {
             ArgumentMeaning::Argv => "argv",
             ArgumentMeaning::Input => "input",
             ArgumentMeaning::Read => "read",
+            ArgumentMeaning::Tree => "tree",
             ArgumentMeaning::Write => "write",
             ArgumentMeaning::Workdir => "workdir",
             ArgumentMeaning::Operand => "operand",

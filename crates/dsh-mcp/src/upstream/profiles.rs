@@ -18,7 +18,9 @@
 //! listed and takes at least the arguments the profile gives it, so a
 //! different server that happens to reuse a tool name is not matched.
 
-use dsh_tools::ArgumentMeaning::{self, Argv, Data, Input, Operand, Read, Shell, Workdir, Write};
+use dsh_tools::ArgumentMeaning::{
+    self, Argv, Data, Input, Operand, Read, Shell, Tree, Workdir, Write,
+};
 use dsh_tools::ArgumentMeanings;
 use serde_json::{json, Map, Value};
 
@@ -159,10 +161,11 @@ const DESKTOP_COMMANDER: Profile = Profile {
         ),
         tool("move_file", &[("source", Write), ("destination", Write)]),
         // ripgrep: every pattern goes after a flag or `--`, never as an option.
+        // A content search reads every file below its path.
         tool(
             "start_search",
             &[
-                ("path", Read),
+                ("path", Tree),
                 ("pattern", Data),
                 ("searchType", Data),
                 ("filePattern", Data),

@@ -80,25 +80,48 @@ impl PermissionPolicy {
             match meaning {
                 ArgumentMeaning::Data | ArgumentMeaning::Workdir => {}
                 ArgumentMeaning::Operand => {
-                    for word in strings(value).unwrap_or_default() {
+                    // A number reaches the program as its text (`-1`).
+                    let words: Option<Vec<String>> = match value {
+                        Value::Number(n) => Some(vec![n.to_string()]),
+                        Value::Null => Some(Vec::new()),
+                        other => strings(other).map(|w| w.into_iter().map(str::to_owned).collect()),
+                    };
+                    let Some(words) = words else {
+                        let why = "an operand that is neither text nor a number".to_owned();
+                        outcomes.push(self.unknown(&about, why).part(PartKind::Unanalysable, name));
+                        continue;
+                    };
+                    for word in &words {
                         if word.starts_with('-') {
                             let why =
                                 format!("{word:?} starts with \"-\": an option nobody listed");
                             outcomes
                                 .push(self.unknown(&about, why).part(PartKind::Unanalysable, name));
+                        } else if let Some((_, file)) = word.split_once(':') {
+                            // `REV:PATH` reads a file of the repository.
+                            for root in self.path_roots(meanings, fields, &base) {
+                                let denied = self.read_denial(&file_part(file), &root);
+                                outcomes.extend(denied.map(|o| o.part(PartKind::Read, file)));
+                            }
                         }
-                    }
-                    if strings(value).is_none() && !value.is_number() && !value.is_null() {
-                        let why = "an operand that is not a string".to_owned();
-                        outcomes.push(self.unknown(&about, why).part(PartKind::Unanalysable, name));
                     }
                 }
                 ArgumentMeaning::Shell | ArgumentMeaning::Argv | ArgumentMeaning::Input => {
                     let line = match (meaning, value) {
+                        (ArgumentMeaning::Argv, Value::Array(_)) => match strings(value) {
+                            Some(words) => match argv_line(&words) {
+                                Ok(line) => Some(line),
+                                Err(why) => {
+                                    outcomes.push(
+                                        self.unknown(&about, why)
+                                            .part(PartKind::Unanalysable, name),
+                                    );
+                                    Some(words.join(" "))
+                                }
+                            },
+                            None => None,
+                        },
                         (_, Value::String(s)) => Some(s.clone()),
-                        (ArgumentMeaning::Argv, Value::Array(_)) => {
-                            strings(value).map(|words| words.join(" "))
-                        }
                         _ => None,
                     };
                     let Some(line) = line else {
@@ -120,7 +143,10 @@ impl PermissionPolicy {
                     // or fish, which read some constructs as code where
                     // bash does not: only what every shell reads alike runs
                     // unasked (unless the tool is allowed as a whole).
+                    // Words run without a shell need no such care.
+                    let without_shell = meaning == ArgumentMeaning::Argv && value.is_array();
                     if verdict.evaluation.decision != Decision::Deny
+                        && !without_shell
                         && !self.allows_whole_tool(aliases)
                     {
                         if let Err(why) = portable(&line) {
@@ -147,31 +173,27 @@ impl PermissionPolicy {
                         }
                     }
                 }
-                ArgumentMeaning::Read | ArgumentMeaning::Write => {
+                ArgumentMeaning::Read | ArgumentMeaning::Tree | ArgumentMeaning::Write => {
                     let Some(paths) = strings(value) else {
                         let why = format!("a {meaning} argument that is not a path");
                         outcomes.push(self.unknown(&about, why).part(PartKind::Unanalysable, name));
                         continue;
                     };
                     let (kind, judged_by) = match meaning {
-                        ArgumentMeaning::Read => (PartKind::Read, READ_TOOL),
-                        _ => (PartKind::Write, EDIT_TOOL),
+                        ArgumentMeaning::Write => (PartKind::Write, EDIT_TOOL),
+                        _ => (PartKind::Read, READ_TOOL),
                     };
                     let judge = self.judging(aliases, judged_by);
                     for p in paths {
-                        let part = FilePart {
-                            path: path_word(p),
-                            op: PATH_OP,
-                            maybe: false,
-                            // Relative to the call's directory, no `cd` before.
-                            dirs: Some(vec![String::new()]),
-                            removes: false,
-                            by: None,
-                        };
-                        let outcome = if kind == PartKind::Read {
-                            judge.read_part(&part, &base)
-                        } else {
-                            judge.write_part(&part, &base)
+                        let part = file_part(p);
+                        // Every file below a searched directory counts.
+                        let below = (meaning == ArgumentMeaning::Tree)
+                            .then(|| judge.denied_below_path(&part, &base))
+                            .flatten();
+                        let outcome = match below {
+                            Some(denied) => denied,
+                            None if kind == PartKind::Read => judge.read_part(&part, &base),
+                            None => judge.write_part(&part, &base),
                         };
                         if let Some(g) = outcome.grant.as_ref().and_then(|g| g.rule()) {
                             grants.extend(as_tools_rule(&g, aliases));
@@ -238,6 +260,39 @@ impl PermissionPolicy {
         translate(&self.rules, &mut judge.rules);
         translate(&self.session, &mut judge.session);
         Cow::Owned(judge)
+    }
+
+    /// The directories a `REV:PATH` operand's path may be relative to: the
+    /// call's path arguments (a repository) and the server's directory.
+    fn path_roots(
+        &self,
+        meanings: &ArgumentMeanings,
+        fields: &serde_json::Map<String, Value>,
+        base: &std::path::Path,
+    ) -> Vec<std::path::PathBuf> {
+        let mut roots: Vec<std::path::PathBuf> = meanings
+            .arguments
+            .iter()
+            .filter(|(_, m)| matches!(m, ArgumentMeaning::Read | ArgumentMeaning::Write))
+            .filter_map(|(n, _)| fields.get(n).and_then(Value::as_str))
+            .map(|dir| path::absolute(dir, base))
+            .collect();
+        roots.push(base.to_path_buf());
+        roots
+    }
+
+    /// A deny `Read` rule's verdict on a file, if one names it.
+    fn read_denial(&self, part: &FilePart, base: &std::path::Path) -> Option<Outcome> {
+        let outcome = self.read_part(part, base);
+        (outcome.decision == Decision::Deny).then_some(outcome)
+    }
+
+    /// A deny `Read` rule naming a file below the directory `part` names.
+    fn denied_below_path(&self, part: &FilePart, base: &std::path::Path) -> Option<Outcome> {
+        let places = self.ws.places(&part.path, &part.dirs, base, false).ok()?;
+        let subject = format!("read of every file under {}", part.path.text());
+        self.denied_below(&places, &subject)
+            .map(|o| o.about(&subject))
     }
 
     /// Whether an allow rule (configured or of the session) names the tool
@@ -310,6 +365,8 @@ fn portable(line: &str) -> Result<(), String> {
                     quote = Quote::Double;
                     true
                 }
+                // fish before 3.3 reads `^` as a redirection.
+                '^' => false,
                 c if c.is_ascii() && crate::word::is_plain_byte(c as u8) => true,
                 ' ' | '\t' | '\n' | '|' | '&' | ';' | '<' | '>' | '*' | '?' | '~' => true,
                 _ => false,
@@ -352,6 +409,67 @@ fn strings(value: &Value) -> Option<Vec<&str>> {
         Value::Array(items) => items.iter().map(Value::as_str).collect(),
         _ => None,
     }
+}
+
+/// A file a proxied tool reads or writes, as the analysis's file part:
+/// relative to the call's directory, no `cd` before it.
+fn file_part(p: &str) -> FilePart {
+    FilePart {
+        path: path_word(p),
+        op: PATH_OP,
+        maybe: false,
+        dirs: Some(vec![String::new()]),
+        removes: false,
+        by: None,
+    }
+}
+
+/// The shell line that runs these words, read the strictest way: a word
+/// the server may take for a redirection (`>`, `>>`, `<`, `>file`) or a
+/// pipe stays an operator; a plain word (`*`, `?` and `~` included) stays
+/// bare, so the analysis expands it as a shell would; any other word is
+/// quoted, one argument as an exec passes it. `Err` for a word with `$` or
+/// `` ` ``: whether the server expands it is not known.
+fn argv_line(words: &[&str]) -> Result<String, String> {
+    let mut line = String::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        if w.contains(['$', '`']) {
+            return Err(format!(
+                "the word {w:?}: whether the server expands `$` or `` ` `` is not known"
+            ));
+        }
+        let (operator, rest) = match w.find(|c| c != '>' && c != '<') {
+            Some(0) => ("", *w),
+            Some(at) => w.split_at(at),
+            None => (*w, ""),
+        };
+        let operator = match operator {
+            "" => "",
+            ">" | ">>" | "<" => operator,
+            _ => {
+                return Err(format!(
+                    "the word {w:?}: not a redirection any shell reads alike"
+                ))
+            }
+        };
+        line.push_str(operator);
+        if matches!(rest, "|") && operator.is_empty() {
+            line.push('|');
+        } else if rest
+            .bytes()
+            .all(|b| crate::word::is_plain_byte(b) && b != b'^' || matches!(b, b'*' | b'?' | b'~'))
+        {
+            line.push_str(rest);
+        } else {
+            line.push('\'');
+            line.push_str(&rest.replace('\'', "'\\''"));
+            line.push('\'');
+        }
+    }
+    Ok(line)
 }
 
 /// A path argument as the analysis's word: `~/…` is the home directory.
