@@ -262,8 +262,14 @@ fn bench(c: &mut Criterion) {
         &settings,
         // `run` has no rule: its command line is analysed on every call
         // and allowed as read-only.
-        r#"{"permissions": {"allow": ["mcp__plain__add"]},
-            "mcp": {"arguments": {"mcp__plain__run": {"command": "shell"}}}}"#,
+        // The audit log (on by default) is left out: its cost is its own,
+        // measured beside (`DSH_BENCH_AUDIT=1` keeps it).
+        &format!(
+            r#"{{"permissions": {{"allow": ["mcp__plain__add"]}},
+                "mcp": {{"arguments": {{"mcp__plain__run": {{"command": "shell"}}}}}},
+                "audit": {{"enabled": {}}}}}"#,
+            std::env::var_os("DSH_BENCH_AUDIT").is_some()
+        ),
     )
     .unwrap();
     let mut through = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh"));
@@ -362,6 +368,28 @@ fn bench(c: &mut Criterion) {
     println!(
         "RESULT mcp proxy added per call with a shell argument analysed, beyond a byte relay: {:?}",
         analysed_time.saturating_sub(relay_time)
+    );
+    // The analysis alone, end to end: the same proxy, a call allowed by a
+    // name rule (`add`) against one judged by its shell argument (`run`).
+    let (named_time, analysed_time) = ratio::compare(
+        || {
+            ratio::keep(answer(&runtime, &proxied));
+        },
+        || {
+            ratio::keep(run());
+        },
+        21,
+        Duration::from_millis(200),
+    );
+    ratio::report(
+        "mcp proxy tools/call: allowed by its name vs judged by its shell argument, both through `dsh mcp`",
+        "named",
+        "analysed",
+        (named_time, analysed_time),
+    );
+    println!(
+        "RESULT mcp proxy: a shell argument analysed adds per call: {:?}",
+        analysed_time.saturating_sub(named_time)
     );
     runtime.block_on(async {
         let _ = proxied.cancel().await;
