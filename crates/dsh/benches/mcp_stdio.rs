@@ -264,7 +264,7 @@ fn bench(c: &mut Criterion) {
         // and allowed as read-only.
         // The audit log (on by default) is left out: its cost is its own,
         // measured beside (`DSH_BENCH_AUDIT=1` keeps it).
-        &format!(
+        format!(
             r#"{{"permissions": {{"allow": ["mcp__plain__add"]}},
                 "mcp": {{"arguments": {{"mcp__plain__run": {{"command": "shell"}}}}}},
                 "audit": {{"enabled": {}}}}}"#,
