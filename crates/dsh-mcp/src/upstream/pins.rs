@@ -454,7 +454,12 @@ pub fn read_file(path: &Path) -> Result<(PinsFile, Option<(SystemTime, u64)>), S
 }
 
 fn write_file(path: &Path, file: &PinsFile) -> Result<Option<(SystemTime, u64)>, String> {
-    let fail = |e: std::io::Error| format!("cannot write the pins file {}: {e}", path.display());
+    let fail = |e: std::io::Error| {
+        format!(
+            "cannot write the pins file {}: {e} (the settings' mcp.pinsFile can name a writable file, or be false)",
+            path.display()
+        )
+    };
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(fail)?;
     let mut text = serde_json::to_string_pretty(file).map_err(|e| e.to_string())?;
