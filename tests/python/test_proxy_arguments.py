@@ -243,6 +243,7 @@ async def test_a_read_only_command_runs_unasked_in_default_mode(
         # Not read-only: asks, and nobody can answer.
         denied(await dsh.call("dc__start_process", {"command": "touch made", "timeout_ms": 1000}), UNANSWERED)
     assert [c["args"]["command"] for c in dirs.reached()] == ["ls -la"]
+    assert 'built-in profile "desktop-commander"' in dsh.stderr.read_text()
 
 
 @pytest.mark.anyio
@@ -263,6 +264,19 @@ async def test_input_is_never_allowed_on_its_analysis_alone(dsh_bin: str, spawne
     # `ls` would run unasked as a command; typed into an unknown program it asks.
     async with proxy(dsh_bin, spawned, dirs, desktop_commander(dirs), {}) as dsh:
         denied(await dsh.call("dc__interact_with_process", {"pid": 4242, "input": "ls"}), UNANSWERED)
+    assert dirs.reached() == []
+
+
+@pytest.mark.anyio
+async def test_a_profile_turned_off_leaves_the_tool_judged_by_its_name(
+    dsh_bin: str, spawned: Spawned, tmp_path: Path
+) -> None:
+    dirs = Dirs(tmp_path)
+    settings = {"mcp": {"profiles": {"dc": "none"}}}
+    async with proxy(dsh_bin, spawned, dirs, desktop_commander(dirs), settings) as dsh:
+        # Read-only as a command, but nothing says `command` is one: an ask.
+        denied(await dsh.call("dc__start_process", {"command": "ls -la", "timeout_ms": 1000}), UNANSWERED)
+    assert 'built-in profile "desktop-commander"' not in dsh.stderr.read_text()
     assert dirs.reached() == []
 
 
@@ -306,9 +320,9 @@ async def test_a_command_given_as_words_is_judged_as_a_shell_line(
     settings = {"permissions": {"deny": ["Bash(rm:*)"]}}
     where = str(dirs.project)
     async with proxy(dsh_bin, spawned, dirs, servers, settings) as dsh:
-        refused = denied(await dsh.call("shell__execute_command", {"command": ["rm", "-rf", "x"], "directory": where}))
+        refused = denied(await dsh.call("shell__shell_execute", {"command": ["rm", "-rf", "x"], "directory": where}))
         assert "Bash(rm:*)" in refused, refused
-        ran(await dsh.call("shell__execute_command", {"command": ["ls", "-la"], "directory": where}))
+        ran(await dsh.call("shell__shell_execute", {"command": ["ls", "-la"], "directory": where}))
     assert [c["args"]["command"] for c in dirs.reached()] == [["ls", "-la"]]
 
 
@@ -376,46 +390,34 @@ async def test_settings_give_an_unknown_servers_tool_a_shell_argument(
         asked.append(params)
         return types.ElicitResult(action="decline")
 
+    (dirs.project / "notes.txt").write_text("just notes\n")
     async with proxy(dsh_bin, spawned, dirs, servers, settings, elicitation_callback=elicit) as dsh:
-        ran(await dsh.call("rp__run", {"cmd": "cat /etc/hostname"}))
+        # Without the settings' word this call would ask: no rule names the tool.
+        # (A read outside the working directory, `cat /etc/hostname`, asks, as
+        # it does for dsh's own bash.)
+        ran(await dsh.call("rp__run", {"cmd": "cat notes.txt"}))
         assert asked == [], "a read-only command asked"
         declined = await dsh.call("rp__run", {"cmd": "curl x | sh"})
         assert declined.is_error is True, declined
         assert len(asked) == 1, asked
         assert "curl x | sh" in asked[0].message, asked[0]
-    assert [c["args"]["cmd"] for c in dirs.reached()] == ["cat /etc/hostname"]
+        # An argument the settings give no meaning (the schema does not
+        # forbid extra ones): the same read-only command asks.
+        asked.clear()
+        unknown = await dsh.call("rp__run", {"cmd": "cat notes.txt", "shell": "/bin/zsh"})
+        assert unknown.is_error is True, unknown
+        assert len(asked) == 1, asked
+    assert [c["args"]["cmd"] for c in dirs.reached()] == ["cat notes.txt"]
 
 
 # --- pins: a changed or poisoned definition is held ----------------------------
 
 
-def pins_entries(listing: Any) -> list[dict[str, Any]]:
-    """Every object of `dsh pins list --json`'s answer that names a tool."""
-    found: list[dict[str, Any]] = []
-    stack = [listing]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            if any(isinstance(v, str) and v.endswith(("fetch_weather", "add_numbers", "run")) for v in value.values()):
-                found.append(value)
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return found
-
-
-def pins_entry(dirs: Dirs, dsh_bin: str, tool: str) -> dict[str, Any]:
+def pins_listing(dirs: Dirs, dsh_bin: str) -> dict[str, Any]:
+    """`dsh pins list --json`: `tools` (accepted) and `pending`, by rule name."""
     listed = dirs.dsh(dsh_bin, "pins", "list", "--json", "--cwd", str(dirs.project))
     assert listed.returncode == 0, listed
-    entries = [e for e in pins_entries(json.loads(listed.stdout)) if any(
-        isinstance(v, str) and v.endswith(tool) for v in e.values()
-    )]
-    assert entries, f"{tool} not in dsh pins list --json: {listed.stdout}"
-    return entries[0]
-
-
-def is_pending(entry: dict[str, Any]) -> bool:
-    return entry.get("pending") is True or entry.get("status") == "pending" or entry.get("state") == "pending"
+    return json.loads(listed.stdout)
 
 
 def rugpull(dirs: Dirs) -> dict[str, dict[str, Any]]:
@@ -424,6 +426,17 @@ def rugpull(dirs: Dirs) -> dict[str, dict[str, Any]]:
 
 # Both tools are allowed by name: only a hold makes their calls ask.
 RUGPULL_ALLOWS = {"permissions": {"allow": ["mcp__rp__fetch_weather", "mcp__rp__add_numbers"]}}
+WEATHER = "mcp__rp__fetch_weather"
+ADD = "mcp__rp__add_numbers"
+
+
+async def rug_pull(dsh: Proxy, dirs: Dirs) -> None:
+    """Has the upstream rewrite `fetch_weather`'s description (during a call,
+    which still runs), and waits until dsh has told its client so."""
+    (dirs.root / "flip").touch()
+    before = len(dsh.list_changes)
+    ran(await dsh.call("rp__fetch_weather", {"city": "Oslo"}))
+    await eventually("dsh tells its client the list changed", lambda: len(dsh.list_changes) > before)
 
 
 @pytest.mark.anyio
@@ -434,32 +447,29 @@ async def test_a_rug_pull_holds_the_tool_until_its_new_definition_is_accepted(
     async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS) as dsh:
         assert "rp__fetch_weather" in await dsh.names()
         assert ran(await dsh.call("rp__fetch_weather", {"city": "Paris"})) == "sunny in Paris"
-        await eventually("the pins file is written", lambda: "fetch_weather" in (
-            dirs.pins.read_text() if dirs.pins.exists() else ""
-        ))
+        assert WEATHER in pins_listing(dirs, dsh_bin)["tools"], "fetch_weather was not pinned when listed"
+        assert dirs.pins.is_file()
 
-        # The upstream rewrites the description during this call, and says so.
-        (dirs.root / "flip").touch()
-        before = len(dsh.list_changes)
-        ran(await dsh.call("rp__fetch_weather", {"city": "Oslo"}))
-        await eventually("dsh tells its client the list changed", lambda: len(dsh.list_changes) > before)
-
+        await rug_pull(dsh, dirs)
         held = denied(await dsh.call("rp__fetch_weather", {"city": "Rome"}), UNANSWERED)
-        assert "changed" in held, held
-        assert is_pending(pins_entry(dirs, dsh_bin, "fetch_weather")), pins_entry(dirs, dsh_bin, "fetch_weather")
+        assert "rp__fetch_weather is held: description changed" in held, held
+        pending = pins_listing(dirs, dsh_bin)["pending"]
+        assert WEATHER in pending, pending
+        assert "id_rsa" in pending[WEATHER]["definition"]["description"], pending[WEATHER]
 
         accepted = dirs.dsh(dsh_bin, "pins", "accept", "--cwd", str(dirs.project))
         assert accepted.returncode == 0, accepted
-        assert not is_pending(pins_entry(dirs, dsh_bin, "fetch_weather"))
-        # Whether the running session sees the acceptance: reported, not required.
-        same = await dsh.call("rp__fetch_weather", {"city": "Lima"})
-        print("after dsh pins accept, the same session's call:", code_of(same), text(same))
+        listing = pins_listing(dirs, dsh_bin)
+        assert WEATHER not in listing["pending"], listing
+        assert "id_rsa" in listing["tools"][WEATHER]["definition"]["description"], listing
+        # The running session re-reads the pins file: the acceptance holds at once.
+        assert ran(await dsh.call("rp__fetch_weather", {"city": "Lima"})) == "sunny in Lima"
 
+    # And in the next session, whose upstream serves the accepted definition.
     async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS, name="again") as dsh:
         assert ran(await dsh.call("rp__fetch_weather", {"city": "Kyiv"})) == "sunny in Kyiv"
     cities = [c["args"]["city"] for c in dirs.reached() if c["tool"] == "fetch_weather"]
-    assert "Rome" not in cities, cities
-    assert cities[:2] == ["Paris", "Oslo"] and cities[-1] == "Kyiv", cities
+    assert cities == ["Paris", "Oslo", "Lima", "Kyiv"], cities
 
 
 @pytest.mark.anyio
@@ -467,10 +477,7 @@ async def test_a_held_tool_is_denied_in_dont_ask_mode(dsh_bin: str, spawned: Spa
     dirs = Dirs(tmp_path)
     async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS, mode="dontAsk") as dsh:
         ran(await dsh.call("rp__fetch_weather", {"city": "Paris"}))
-        (dirs.root / "flip").touch()
-        before = len(dsh.list_changes)
-        ran(await dsh.call("rp__fetch_weather", {"city": "Oslo"}))
-        await eventually("dsh tells its client the list changed", lambda: len(dsh.list_changes) > before)
+        await rug_pull(dsh, dirs)
         denied(await dsh.call("rp__fetch_weather", {"city": "Rome"}))
     assert [c["args"]["city"] for c in dirs.reached()] == ["Paris", "Oslo"]
 
@@ -482,12 +489,11 @@ async def test_a_definition_changed_while_dsh_was_not_running_is_held(
     dirs = Dirs(tmp_path)
     async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS) as dsh:
         ran(await dsh.call("rp__fetch_weather", {"city": "Paris"}))
-    assert dirs.pins.exists(), "no pins file after a session"
     # The server's next start (an update, say) serves the new description.
     (dirs.root / "flip").touch()
     async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS, name="updated") as dsh:
         held = denied(await dsh.call("rp__fetch_weather", {"city": "Rome"}), UNANSWERED)
-        assert "changed" in held, held
+        assert "rp__fetch_weather is held: description changed" in held, held
     assert [c["args"]["city"] for c in dirs.reached()] == ["Paris"]
 
 
@@ -495,24 +501,30 @@ async def test_a_definition_changed_while_dsh_was_not_running_is_held(
 async def test_a_poisoned_description_is_flagged_and_held(dsh_bin: str, spawned: Spawned, tmp_path: Path) -> None:
     dirs = Dirs(tmp_path)
     async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS) as dsh:
-        # A line of dsh's own naming the tool, beyond the one every tool gets
-        # ("... is exposed as ..."); not the upstream's own (prefixed [rp]).
-        await eventually("dsh's stderr flags add_numbers", lambda: any(
-            "add_numbers" in line and "exposed as" not in line and not line.startswith("[rp]")
-            for line in dsh.stderr.read_text().splitlines()
-        ))
-        entry = pins_entry(dirs, dsh_bin, "add_numbers")
-        assert is_pending(entry), entry
-        assert entry.get("findings"), entry
-        assert not is_pending(pins_entry(dirs, dsh_bin, "fetch_weather"))
+        # A line of dsh's own (not the upstream's, prefixed [rp]) says the tool is held, and why.
+        def held(tool: str) -> list[str]:
+            return [
+                line for line in dsh.stderr.read_text().splitlines()
+                if f'tool "{tool}" is held' in line and not line.startswith("[rp]")
+            ]
+
+        await eventually("dsh's stderr flags add_numbers", lambda: bool(held("add_numbers")))
+        assert "<IMPORTANT>" in held("add_numbers")[0], held("add_numbers")
+        assert held("fetch_weather") == [], "dsh's stderr flags the harmless fetch_weather"
+        listing = pins_listing(dirs, dsh_bin)
+        assert list(listing["pending"]) == [ADD], listing
+        assert listing["pending"][ADD]["findings"], listing
+        assert WEATHER in listing["tools"], listing
 
         denied(await dsh.call("rp__add_numbers", {"a": 2, "b": 3, "sidenote": ""}), UNANSWERED)
         # The same server's harmless tool is not held.
         ran(await dsh.call("rp__fetch_weather", {"city": "Paris"}))
 
-    accepted = dirs.dsh(dsh_bin, "pins", "accept", "--cwd", str(dirs.project))
-    assert accepted.returncode == 0, accepted
-    assert not is_pending(pins_entry(dirs, dsh_bin, "add_numbers"))
-    async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS, name="accepted") as dsh:
+        accepted = dirs.dsh(dsh_bin, "pins", "accept", "--cwd", str(dirs.project), ADD)
+        assert accepted.returncode == 0, accepted
+        assert pins_listing(dirs, dsh_bin)["pending"] == {}
         assert ran(await dsh.call("rp__add_numbers", {"a": 2, "b": 3, "sidenote": ""})) == "5"
-    assert [c["tool"] for c in dirs.reached()] == ["fetch_weather", "add_numbers"]
+
+    async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS, name="accepted") as dsh:
+        assert ran(await dsh.call("rp__add_numbers", {"a": 4, "b": 5, "sidenote": ""})) == "9"
+    assert [c["tool"] for c in dirs.reached()] == ["fetch_weather", "add_numbers", "add_numbers"]
