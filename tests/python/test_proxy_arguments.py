@@ -312,7 +312,7 @@ async def test_a_rule_with_a_specifier_on_a_shell_tool_matches_like_bash(
 
 
 @pytest.mark.anyio
-async def test_a_command_given_as_words_is_judged_as_a_shell_line(
+async def test_a_command_given_as_words_is_judged_as_its_server_runs_it(
     dsh_bin: str, spawned: Spawned, tmp_path: Path
 ) -> None:
     dirs = Dirs(tmp_path)
@@ -323,7 +323,13 @@ async def test_a_command_given_as_words_is_judged_as_a_shell_line(
         refused = denied(await dsh.call("shell__shell_execute", {"command": ["rm", "-rf", "x"], "directory": where}))
         assert "Bash(rm:*)" in refused, refused
         ran(await dsh.call("shell__shell_execute", {"command": ["ls", "-la"], "directory": where}))
-    assert [c["args"]["command"] for c in dirs.reached()] == [["ls", "-la"]]
+        # The server honours a `|` word: what follows it is a command too.
+        piped = ["ls", "|", "rm", "-rf", "x"]
+        assert "Bash(rm:*)" in denied(await dsh.call("shell__shell_execute", {"command": piped, "directory": where}))
+        # Any other word is one argument, as exec passes it: not a command.
+        quoted = ["echo", "a; rm -rf x"]
+        ran(await dsh.call("shell__shell_execute", {"command": quoted, "directory": where}))
+    assert [c["args"]["command"] for c in dirs.reached()] == [["ls", "-la"], quoted]
 
 
 # --- the official filesystem server: paths read and written ---------------------
