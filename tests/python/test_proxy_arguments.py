@@ -479,6 +479,39 @@ async def test_a_rug_pull_holds_the_tool_until_its_new_definition_is_accepted(
 
 
 @pytest.mark.anyio
+async def test_a_held_tool_asks_and_allow_always_accepts_its_definition(
+    dsh_bin: str, spawned: Spawned, tmp_path: Path
+) -> None:
+    dirs = Dirs(tmp_path)
+    asked: list[types.ElicitRequestParams] = []
+    answers = ["allow once", "allow always (this session)"]
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"decision": answers.pop(0)})
+
+    async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS, elicitation_callback=elicit) as dsh:
+        ran(await dsh.call("rp__fetch_weather", {"city": "Paris"}))
+        await rug_pull(dsh, dirs)
+        assert asked == [], "a call of a tool not held yet asked"
+
+        # Once: it runs, and stays held.
+        ran(await dsh.call("rp__fetch_weather", {"city": "Rome"}))
+        assert len(asked) == 1 and "description changed" in asked[0].message, asked
+        assert WEATHER in pins_listing(dirs, dsh_bin)["pending"]
+
+        # Always: it runs, and the definition is accepted.
+        ran(await dsh.call("rp__fetch_weather", {"city": "Lima"}))
+        assert len(asked) == 2, asked
+        listing = pins_listing(dirs, dsh_bin)
+        assert list(listing["pending"]) == [ADD], listing  # the poisoned one, untouched
+        assert "id_rsa" in listing["tools"][WEATHER]["definition"]["description"], listing
+        ran(await dsh.call("rp__fetch_weather", {"city": "Kyiv"}))
+        assert len(asked) == 2, "the accepted tool asked again"
+    assert [c["args"]["city"] for c in dirs.reached()] == ["Paris", "Oslo", "Rome", "Lima", "Kyiv"]
+
+
+@pytest.mark.anyio
 async def test_a_held_tool_is_denied_in_dont_ask_mode(dsh_bin: str, spawned: Spawned, tmp_path: Path) -> None:
     dirs = Dirs(tmp_path)
     async with proxy(dsh_bin, spawned, dirs, rugpull(dirs), RUGPULL_ALLOWS, mode="dontAsk") as dsh:
