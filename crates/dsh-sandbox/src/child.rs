@@ -121,6 +121,10 @@ pub struct ChildConfig {
     pub ruleset: Option<Arc<OwnedFd>>,
     /// Whether the command may create sockets (see [`SeccompFilters`]).
     pub network: bool,
+    /// With `network` off, whether TCP stream sockets may still be created
+    /// (the command reaches the filtering proxy; Landlock decides where it
+    /// may connect).
+    pub stream_only: bool,
     /// Whether the command gets an IPC namespace of its own (System V IPC
     /// and POSIX message queues then work, on objects of its own only).
     /// Ignored where namespaces are not available: the filter then refuses
@@ -158,6 +162,7 @@ impl Default for ChildConfig {
         ChildConfig {
             ruleset: None,
             network: false,
+            stream_only: false,
             ipc_namespace: false,
             read_only_binds: Vec::new(),
             masks: Vec::new(),
@@ -180,6 +185,7 @@ impl ChildConfig {
         ChildConfig {
             ruleset: Some(layout.ruleset),
             network: !confinement.block_network,
+            stream_only: confinement.block_network && !confinement.proxy_ports.is_empty(),
             ipc_namespace: namespace,
             read_only_binds: layout.read_only_binds,
             masks: layout.masked,
@@ -298,18 +304,21 @@ fn cap_last() -> u32 {
 /// often, and the four variants never change.
 fn filters_for(options: SeccompOptions) -> io::Result<Arc<SeccompFilters>> {
     type Built = Result<Arc<SeccompFilters>, String>;
-    static BUILT: OnceLock<[Built; 4]> = OnceLock::new();
+    static BUILT: OnceLock<[Built; 8]> = OnceLock::new();
     let all = BUILT.get_or_init(|| {
-        [(false, false), (false, true), (true, false), (true, true)].map(|(network, ipc)| {
+        std::array::from_fn(|i| {
             SeccompFilters::build(SeccompOptions {
-                network,
-                ipc_namespace: ipc,
+                network: i & 4 != 0,
+                stream_only: i & 2 != 0,
+                ipc_namespace: i & 1 != 0,
             })
             .map(Arc::new)
             .map_err(|e| e.0)
         })
     });
-    let index = usize::from(options.network) * 2 + usize::from(options.ipc_namespace);
+    let index = usize::from(options.network) * 4
+        + usize::from(options.stream_only) * 2
+        + usize::from(options.ipc_namespace);
     all[index].clone().map_err(io::Error::other)
 }
 
@@ -531,6 +540,7 @@ impl ChildPlan {
         let filters = if config.seccomp && seccomp_available() {
             Some(filters_for(SeccompOptions {
                 network: config.network,
+                stream_only: config.stream_only,
                 ipc_namespace: ipc,
             })?)
         } else {

@@ -246,6 +246,12 @@ pub struct Confinement {
     pub writable: Vec<WritableRoot>,
     /// TCP connect and bind, and abstract UNIX sockets, are blocked.
     pub block_network: bool,
+    /// With the network blocked, TCP ports the command may still connect
+    /// to (the filtering proxy's, on loopback), and only stream sockets may
+    /// be made. Landlock names ports, not addresses: the same port on
+    /// another host is reachable too — the weaker of the two mechanisms
+    /// (a network namespace is the stronger). [`confine`] leaves it empty.
+    pub proxy_ports: Vec<u16>,
     /// The private temp directory (also in `writable`).
     pub temp_dir: PathBuf,
     /// The mode it came from.
@@ -305,6 +311,7 @@ pub fn confine(
     Some(Confinement {
         writable,
         block_network: !policy.network,
+        proxy_ports: Vec::new(),
         temp_dir: temp_dir.to_owned(),
         mode: policy.mode,
         read_denials: None,
@@ -320,6 +327,7 @@ pub fn deny_reads_only(denials: ReadDenials, temp_dir: &Path) -> Confinement {
     Confinement {
         writable: Vec::new(),
         block_network: false,
+        proxy_ports: Vec::new(),
         temp_dir: temp_dir.to_owned(),
         mode: SandboxMode::DangerFullAccess,
         read_denials: Some(denials),
@@ -500,11 +508,18 @@ impl Confinement {
             // approved `kill` of a server an earlier call started works.
             ruleset = ruleset.scope(Scope::Signal).map_err(fail)?;
         }
-        let created = ruleset
+        let mut created = ruleset
             .create()
             .map_err(fail)?
             .add_rules(path_beneath_rules(WRITABLE_DEVICES, handled))
             .map_err(fail)?;
+        if self.block_network {
+            for port in &self.proxy_ports {
+                created = created
+                    .add_rule(landlock::NetPort::new(*port, AccessNet::ConnectTcp))
+                    .map_err(fail)?;
+            }
+        }
         Ok((abi, created))
     }
 }

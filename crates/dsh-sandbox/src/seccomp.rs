@@ -82,6 +82,11 @@ use std::collections::BTreeMap;
 pub struct SeccompOptions {
     /// Sockets may be created (only packet, raw and MPTCP ones are refused).
     pub network: bool,
+    /// With `network` off: TCP stream sockets of IPv4 and IPv6 may still be
+    /// created, every other socket is refused (UDP and DNS among them), so
+    /// a command reaches the network only where Landlock lets it connect:
+    /// the filtering proxy's port.
+    pub stream_only: bool,
     /// The command runs in an IPC namespace of its own, so System V IPC and
     /// POSIX message queues reach nothing outside it.
     pub ipc_namespace: bool,
@@ -271,7 +276,7 @@ fn always_denied(options: SeccompOptions) -> Vec<libc::c_long> {
             libc::SYS_mq_getsetattr,
         ]);
     }
-    if !options.network {
+    if !options.network && !options.stream_only {
         calls.push(libc::SYS_socket);
     }
     calls
@@ -376,6 +381,25 @@ fn table(options: SeccompOptions) -> Table {
             vec![low(1, Cmp::Eq(TIOCLINUX))],
         ]),
     );
+    if !options.network && options.stream_only {
+        // Refused: any domain but IPv4 and IPv6, any type but a stream
+        // (the low four bits; the rest are flags), MPTCP.
+        let mut refused = vec![vec![
+            low(0, Cmp::Ne(libc::AF_INET as u64)),
+            low(0, Cmp::Ne(libc::AF_INET6 as u64)),
+        ]];
+        for kind in (0..16u64).filter(|k| *k != libc::SOCK_STREAM as u64) {
+            refused.push(vec![low(
+                1,
+                Cmp::MaskedEq {
+                    mask: 0xf,
+                    value: kind,
+                },
+            )]);
+        }
+        refused.push(vec![low(2, Cmp::Eq(IPPROTO_MPTCP))]);
+        table.insert(nr(libc::SYS_socket), eperm(refused));
+    }
     if options.network {
         table.insert(
             nr(libc::SYS_socket),
@@ -733,6 +757,7 @@ mod tests {
     fn filters(network: bool, ipc_namespace: bool) -> SeccompFilters {
         SeccompFilters::build(SeccompOptions {
             network,
+            stream_only: false,
             ipc_namespace,
         })
         .unwrap()
@@ -954,11 +979,14 @@ mod tests {
 
     /// Every variant of the filter, with its table.
     fn variants() -> Vec<(SeccompOptions, Table, SeccompFilters)> {
-        [(false, false), (false, true), (true, false), (true, true)]
-            .into_iter()
-            .map(|(network, ipc_namespace)| {
+        (0..8)
+            .map(|i| (i & 4 != 0, i & 2 != 0, i & 1 != 0))
+            // A stream-only filter matters only with the network off.
+            .filter(|(network, stream_only, _)| !(*network && *stream_only))
+            .map(|(network, stream_only, ipc_namespace)| {
                 let options = SeccompOptions {
                     network,
+                    stream_only,
                     ipc_namespace,
                 };
                 (
