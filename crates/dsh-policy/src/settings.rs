@@ -68,6 +68,11 @@ pub struct Settings {
     /// Claude Code's `sandbox.filesystem.allowWrite`: more writable roots.
     #[serde(skip)]
     pub sandbox_allow_write: Vec<String>,
+    /// Claude Code's `sandbox.network` domain lists (and our
+    /// `askUnknownDomains`): the network of a confined command goes
+    /// through a filtering proxy that applies them.
+    #[serde(skip)]
+    pub sandbox_network: Option<NetworkDomains>,
     /// Our `sandbox.confineReadOnly`: whether a bash call allowed only
     /// because the analysis judged it read-only runs confined read-only
     /// with the network off (default: yes).
@@ -383,6 +388,32 @@ pub struct SandboxSettings {
     /// Whether the network is reachable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<bool>,
+}
+
+/// `sandbox.network` as Claude Code writes it, the part dsh applies:
+///
+/// ```json
+/// {"sandbox": {"enabled": true, "network": {
+///    "allowedDomains": ["github.com", "*.npmjs.org"], "deniedDomains": ["evil.github.com"],
+///    "askUnknownDomains": true}}}
+/// ```
+///
+/// `httpProxyPort` and `socksProxyPort` name a proxy of the user's own,
+/// which commands then use instead of ours.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkDomains {
+    /// Domains reachable (`github.com`, `*.npmjs.org`, `host:8443`).
+    pub allowed_domains: Vec<String>,
+    /// Domains never reachable, whatever `allowed_domains` says.
+    pub denied_domains: Vec<String>,
+    /// Our extension: a domain in neither list is asked about instead of
+    /// refused.
+    pub ask_unknown_domains: bool,
+    /// A proxy of the user's own for HTTP, on this loopback port.
+    pub http_proxy_port: Option<u16>,
+    /// A proxy of the user's own for SOCKS5, on this loopback port.
+    pub socks_proxy_port: Option<u16>,
 }
 
 /// Sandbox modes.
@@ -879,9 +910,14 @@ const SANDBOX_KEYS_NOT_APPLIED: &[&str] = &[
     "credentials",
 ];
 
-/// What `sandbox` holds: our keys, Claude Code's `enabled`, and its
-/// `filesystem.allowWrite`.
-type SandboxRead = (Option<SandboxSettings>, Option<bool>, Vec<String>);
+/// What `sandbox` holds: our keys, Claude Code's `enabled`, its
+/// `filesystem.allowWrite` and its `network` domain lists.
+type SandboxRead = (
+    Option<SandboxSettings>,
+    Option<bool>,
+    Vec<String>,
+    Option<NetworkDomains>,
+);
 
 /// Reads `sandbox`: Claude Code's keys and ours, each checked; the Claude
 /// Code keys it does not apply are added to `not_applied`.
@@ -960,17 +996,53 @@ fn read_sandbox(
             }
         }
     }
+    let mut domains: Option<NetworkDomains> = None;
     if let Some(serde_json::Value::Object(net)) = keys.get("network") {
+        let strings = |k: &str, v: &serde_json::Value| -> Result<Vec<String>, SettingsError> {
+            v.as_array()
+                .and_then(|a| a.iter().map(|d| d.as_str().map(str::to_owned)).collect())
+                .ok_or_else(|| {
+                    invalid(
+                        format!("sandbox.network.{k}"),
+                        "must be an array of strings",
+                    )
+                })
+        };
+        let port = |k: &str, v: &serde_json::Value| -> Result<u16, SettingsError> {
+            v.as_u64()
+                .and_then(|p| u16::try_from(p).ok())
+                .filter(|p| *p > 0)
+                .ok_or_else(|| invalid(format!("sandbox.network.{k}"), "must be a port number"))
+        };
+        let mut d = NetworkDomains::default();
         for (k, v) in net {
-            let grants = match v {
-                serde_json::Value::Bool(b) => *b,
-                serde_json::Value::Array(a) => !a.is_empty(),
-                serde_json::Value::Null => false,
-                _ => true,
-            };
-            if grants {
-                not_applied.push(format!("sandbox.network.{k} (not applied: TCP stays blocked; set \"network\": true to allow it)"));
+            match k.as_str() {
+                "allowedDomains" => d.allowed_domains = strings(k, v)?,
+                "deniedDomains" => d.denied_domains = strings(k, v)?,
+                "askUnknownDomains" => {
+                    d.ask_unknown_domains = v.as_bool().ok_or_else(|| {
+                        invalid("sandbox.network.askUnknownDomains", "must be true or false")
+                    })?
+                }
+                "httpProxyPort" => d.http_proxy_port = Some(port(k, v)?),
+                "socksProxyPort" => d.socks_proxy_port = Some(port(k, v)?),
+                _ => {
+                    let grants = match v {
+                        serde_json::Value::Bool(b) => *b,
+                        serde_json::Value::Array(a) => !a.is_empty(),
+                        serde_json::Value::Null => false,
+                        _ => true,
+                    };
+                    if grants {
+                        not_applied.push(format!(
+                            "sandbox.network.{k} (not applied: the sandbox stays stricter)"
+                        ));
+                    }
+                }
             }
+        }
+        if d != NetworkDomains::default() {
+            domains = Some(d);
         }
     }
     // `network` is ours when it is a boolean, Claude Code's when an object.
@@ -984,12 +1056,12 @@ fn read_sandbox(
         })
         .collect();
     if ours.is_empty() {
-        return Ok((None, enabled, allow_write));
+        return Ok((None, enabled, allow_write, domains));
     }
     let ours: SandboxSettings =
         serde_path_to_error::deserialize(serde_json::Value::Object(ours))
             .map_err(|e| invalid(format!("sandbox.{}", e.path()), e.into_inner().to_string()))?;
-    Ok((Some(ours), enabled, allow_write))
+    Ok((Some(ours), enabled, allow_write, domains))
 }
 
 impl FromStr for Settings {
@@ -1052,6 +1124,7 @@ impl FromStr for Settings {
                 settings.sandbox,
                 settings.sandbox_enabled,
                 settings.sandbox_allow_write,
+                settings.sandbox_network,
             ) = read_sandbox(section, &mut not_applied)?;
             ignored.extend(not_applied);
         }
@@ -1316,7 +1389,9 @@ impl Settings {
                 || layer.sandbox_escalation.is_some()
                 || layer.sandbox_confine_read_only.is_some()
                 || !layer.sandbox_allow_write.is_empty()
+                || layer.sandbox_network.is_some()
             {
+                out.sandbox_network = layer.sandbox_network.or(out.sandbox_network.take());
                 out.sandbox = layer.sandbox.or(out.sandbox.take());
                 out.sandbox_enabled = layer.sandbox_enabled.or(out.sandbox_enabled);
                 out.sandbox_escalation = layer.sandbox_escalation.or(out.sandbox_escalation);

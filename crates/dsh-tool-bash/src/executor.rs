@@ -266,6 +266,44 @@ pub struct ExecutorConfig {
     /// being read by every command but an approved escalation. Default:
     /// none.
     pub read_denials: Option<ReadDenialsSource>,
+    /// The filtering proxy through which commands confined by the
+    /// configured sandbox (with its network off) reach the domains the
+    /// settings allow: its ports become reachable, its variables are set,
+    /// and what it refused ends the call's text. Default: none.
+    pub network_proxy: Option<NetworkProxy>,
+}
+
+/// A filtering proxy for confined commands (see
+/// [`ExecutorConfig::network_proxy`]).
+#[derive(Clone)]
+pub struct NetworkProxy {
+    /// Loopback TCP ports a confined command may connect to.
+    pub ports: Vec<u16>,
+    /// The variables that send a command's traffic to the proxy, naming
+    /// `client` (one call) so what it refuses can be told to that call.
+    pub env: PerClient,
+    /// What the proxy refused for `client` since last asked: (host, why).
+    pub denials: PerClient,
+}
+
+/// Pairs of text for one client of the filtering proxy (a call).
+pub type PerClient = Arc<dyn Fn(&str) -> Vec<(String, String)> + Send + Sync>;
+
+/// What a command's environment depends on beyond the configuration.
+#[derive(Clone, Copy)]
+struct ChildEnv<'a> {
+    /// Confined: its `TMPDIR` is the private temp directory.
+    confined: bool,
+    /// It reaches the network through the filtering proxy, as this client.
+    proxy: Option<&'a str>,
+}
+
+impl std::fmt::Debug for NetworkProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetworkProxy")
+            .field("ports", &self.ports)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Gives the files `Read` deny rules name now (see
@@ -318,6 +356,7 @@ impl Default for ExecutorConfig {
             confine_read_only: true,
             mount_namespaces: true,
             read_denials: None,
+            network_proxy: None,
         }
     }
 }
@@ -440,6 +479,8 @@ pub struct RunOutput {
     /// The files `Read` deny rules named, which the kernel kept it from
     /// reading (to name a refused read as such).
     pub(crate) denials: Option<dsh_sandbox::ReadDenials>,
+    /// Connections the filtering proxy refused during the call: (host, why).
+    pub network_denials: Vec<(String, String)>,
 }
 
 impl RunOutput {
@@ -490,6 +531,9 @@ impl RunOutput {
             &self.stdout.text,
         ) {
             notes.push(note);
+        }
+        for (host, why) in &self.network_denials {
+            notes.push(format!("[sandbox: connection to {host} denied: {why}]"));
         }
         notes.push(self.exit.marker());
         if !text.ends_with('\n') {
@@ -676,7 +720,7 @@ pub(crate) struct Spawned {
 
 /// What a cached child plan was made for: its ruleset (by address, kept
 /// alive by the plan), the network, the mount namespace.
-type PlanKey = (usize, bool, bool);
+type PlanKey = (usize, bool, bool, bool);
 
 /// The confinement a command got.
 #[derive(Clone)]
@@ -686,6 +730,13 @@ pub(crate) struct Applied {
     /// The files `Read` deny rules named, held by the kernel.
     pub(crate) denials: Option<dsh_sandbox::ReadDenials>,
     pub(crate) plan: Arc<dsh_sandbox::ChildPlan>,
+    /// It reaches the network through the filtering proxy.
+    pub(crate) proxied: bool,
+}
+
+/// How the filtering proxy names a call's connections.
+fn proxy_client(call: u64) -> String {
+    format!("call-{call}")
 }
 
 impl Executor {
@@ -941,6 +992,10 @@ impl Executor {
             cwd,
             elapsed: started.elapsed(),
             sandbox: contained_mode.as_ref().and_then(|a| a.mode),
+            network_denials: match (&inner.config.network_proxy, &contained_mode) {
+                (Some(proxy), Some(a)) if a.proxied => (proxy.denials)(&proxy_client(call)),
+                _ => Vec::new(),
+            },
             denials: contained_mode.and_then(|a| a.denials),
         })
     }
@@ -1166,12 +1221,25 @@ impl Inner {
         // A private temp directory for every confined command; one that only
         // has reads denied keeps its own.
         let confined = applied.as_ref().is_some_and(|a| a.mode.is_some());
+        let proxy = applied
+            .as_ref()
+            .filter(|a| a.proxied)
+            .map(|_| proxy_client(call));
         let mode = applied;
         let mut prepared = backend.prepare(call, &self.tag);
         if backend.clone3_allowed() {
             if let Some(dir) = prepared.cgroup_dir() {
-                let mut plan =
-                    self.plan(command, cwd, terminal, out_writer, err_writer, confined)?;
+                let mut plan = self.plan(
+                    command,
+                    cwd,
+                    terminal,
+                    out_writer,
+                    err_writer,
+                    ChildEnv {
+                        confined,
+                        proxy: proxy.as_deref(),
+                    },
+                )?;
                 plan.confinement = confinement.clone();
                 match sys::spawn_into_cgroup(&plan, dir) {
                     Ok((pid, pidfd)) => {
@@ -1222,7 +1290,10 @@ impl Inner {
                 &prepared,
                 confinement.clone(),
                 terminal.is_some(),
-                confined,
+                ChildEnv {
+                    confined,
+                    proxy: proxy.as_deref(),
+                },
             );
             if let Some(terminal) = terminal {
                 match terminal.try_clone() {
@@ -1289,12 +1360,12 @@ impl Inner {
         terminal: Option<&OwnedFd>,
         stdout: &OwnedFd,
         stderr: &OwnedFd,
-        confined: bool,
+        child_env: ChildEnv<'_>,
     ) -> Result<sys::ExecPlan, ExecError> {
         let nul = |what: &str| {
             ExecError::new(ErrorKind::Spawn, format!("the {what} contains a NUL byte"))
         };
-        let env = self.command_env(terminal.is_some(), confined);
+        let env = self.command_env(terminal.is_some(), child_env);
         let path = env
             .iter()
             .find(|(name, _)| name == "PATH")
@@ -1340,7 +1411,7 @@ impl Inner {
         prepared: &Prepared,
         confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
         terminal: bool,
-        confined: bool,
+        child_env: ChildEnv<'_>,
     ) -> Command {
         let mut cmd = Command::new("bash");
         cmd.arg("--noprofile")
@@ -1351,7 +1422,7 @@ impl Inner {
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .env_clear()
-            .envs(self.command_env(terminal, confined));
+            .envs(self.command_env(terminal, child_env));
         if let Some((name, value)) = prepared.marker() {
             cmd.env(name, value);
         }
@@ -1364,7 +1435,10 @@ impl Inner {
     /// A command in a terminal gets `TERM=xterm-256color` (what the screen
     /// emulation understands) and may prompt (no `GIT_TERMINAL_PROMPT=0`),
     /// unless the configured variables say otherwise.
-    fn command_env(&self, terminal: bool, confined: bool) -> Vec<(OsString, OsString)> {
+    /// A command that reaches the network through the filtering proxy gets
+    /// its variables (`HTTP_PROXY`, …, naming the call as `proxy`).
+    fn command_env(&self, terminal: bool, child_env: ChildEnv<'_>) -> Vec<(OsString, OsString)> {
+        let ChildEnv { confined, proxy } = child_env;
         let mut env = child_environment(&self.config.env);
         let configured = |name: &str| self.config.env.iter().any(|(n, _)| n == name);
         if terminal {
@@ -1379,6 +1453,12 @@ impl Inner {
         if confined {
             env.retain(|(n, _)| n != "TMPDIR");
             env.push(("TMPDIR".into(), self.sandbox_temp().into_os_string()));
+        }
+        if let (Some(client), Some(net)) = (proxy, &self.config.network_proxy) {
+            for (name, value) in (net.env)(client) {
+                env.retain(|(n, _)| *n != *name);
+                env.push((name.into(), value.into()));
+            }
         }
         env
     }
@@ -1413,14 +1493,19 @@ impl Inner {
             Some(p) if p.mode != dsh_sandbox::SandboxMode::DangerFullAccess => Some(p),
             _ => None,
         };
+        // The configured sandbox with its network off reaches the filtering
+        // proxy; the read-only hold keeps the network off entirely.
+        let proxied = self.config.network_proxy.is_some()
+            && policy.is_some_and(|p| !std::ptr::eq(p, &read_only) && !p.network);
         let plan = match policy {
-            Some(policy) => self.plan_for(policy, denials.clone())?,
+            Some(policy) => self.plan_for(policy, denials.clone(), proxied)?,
             None => self.denials_only_plan(denials.clone())?,
         };
         Ok(plan.map(|plan| Applied {
             mode: policy.map(|p| p.mode),
             denials,
             plan,
+            proxied,
         }))
     }
 
@@ -1433,6 +1518,7 @@ impl Inner {
         &self,
         policy: &dsh_sandbox::SandboxPolicy,
         denials: Option<dsh_sandbox::ReadDenials>,
+        proxied: bool,
     ) -> Result<Option<Arc<dsh_sandbox::ChildPlan>>, ExecError> {
         // The configured directories only: a call's own `workdir` is where
         // it runs, never a grant (a model could name any directory).
@@ -1445,6 +1531,9 @@ impl Inner {
         confinement.namespaces =
             self.config.mount_namespaces && dsh_sandbox::namespaces_available();
         confinement.read_denials = denials;
+        if let Some(net) = self.config.network_proxy.as_ref().filter(|_| proxied) {
+            confinement.proxy_ports = net.ports.clone();
+        }
         let _ = fs::create_dir_all(&temp);
         let layout = self.layout(&confinement)?;
         let namespace = confinement.namespaces;
@@ -1454,6 +1543,7 @@ impl Inner {
             Arc::as_ptr(&layout.ruleset) as usize,
             policy.network,
             namespace,
+            proxied,
         );
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, plan)) = plans.iter().find(|(k, _)| *k == key) {

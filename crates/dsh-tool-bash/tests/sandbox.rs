@@ -327,3 +327,66 @@ async fn abstract_unix_sockets_outside_the_sandbox_are_scoped_away() {
     assert_eq!(out.stdout.text, "connected\n", "{}", out.model_text());
     drop(listener);
 }
+
+#[tokio::test]
+async fn with_a_filtering_proxy_only_its_port_is_reachable_and_its_refusals_end_the_text() {
+    use std::sync::{Arc, Mutex};
+    let proxy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let other = TcpListener::bind("127.0.0.1:0").unwrap();
+    let (proxy_port, other_port) = (
+        proxy.local_addr().unwrap().port(),
+        other.local_addr().unwrap().port(),
+    );
+    let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = asked.clone();
+    let net = dsh_tool_bash::NetworkProxy {
+        ports: vec![proxy_port],
+        env: Arc::new(move |client: &str| {
+            vec![(
+                "HTTP_PROXY".to_owned(),
+                format!("http://{client}@127.0.0.1:{proxy_port}"),
+            )]
+        }),
+        denials: Arc::new(move |client: &str| {
+            seen.lock().unwrap().push(client.to_owned());
+            vec![("evil.test".to_owned(), "not in allowedDomains".to_owned())]
+        }),
+    };
+    let dir = TempDir::new("proxy");
+    std::fs::create_dir_all(dir.0.join("proj")).unwrap();
+    let ex = Executor::new(ExecutorConfig {
+        cwd: dir.0.join("proj"),
+        sandbox: Some(policy(SandboxMode::WorkspaceWrite, false)),
+        network_proxy: Some(net),
+        ..ExecutorConfig::default()
+    })
+    .unwrap();
+    let out = connect(&ex, proxy_port).await;
+    assert_eq!(out.stdout.text, "connected\n", "{}", out.model_text());
+    let out = connect(&ex, other_port).await;
+    assert_ne!(code(&out), Some(0), "{}", out.model_text());
+    // The call is named in the proxy's URL, and what it refused is said.
+    let out = run(&ex, "echo \"$HTTP_PROXY\"").await;
+    let client = asked.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(
+        out.stdout.text,
+        format!("http://{client}@127.0.0.1:{proxy_port}\n")
+    );
+    assert!(
+        out.model_text()
+            .contains("[sandbox: connection to evil.test denied: not in allowedDomains]"),
+        "{}",
+        out.model_text()
+    );
+    // The read-only hold keeps the network off, the proxy included.
+    let held = ex
+        .run(
+            RunRequest::new(format!(
+            "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {proxy_port}), 5)\""
+        ))
+            .confine(dsh_tool_bash::Confine::ReadOnly),
+        )
+        .await
+        .unwrap();
+    assert_ne!(code(&held), Some(0), "{}", held.model_text());
+}
