@@ -5,9 +5,9 @@
 //! keep-alive client knows to open a new connection for its next request.
 
 use crate::rules::printable;
-use crate::{OpenError, Shared, COPY_BUFFER, HEAD_TIMEOUT};
+use crate::{OpenError, Shared, HEAD_TIMEOUT};
 use base64::Engine;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// The largest request or response head read.
@@ -32,17 +32,24 @@ struct Request {
 
 impl Request {
     fn header(&self, name: &str) -> Option<&[u8]> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_slice())
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_slice())
     }
 
     /// The username of `Proxy-Authorization: Basic …`, if any.
     fn client(&self) -> Option<String> {
-        let value = std::str::from_utf8(self.header("proxy-authorization")?).ok()?.trim();
+        let value = std::str::from_utf8(self.header("proxy-authorization")?)
+            .ok()?
+            .trim();
         let (scheme, token) = value.split_once(' ')?;
         if !scheme.eq_ignore_ascii_case("basic") {
             return None;
         }
-        let decoded = base64::engine::general_purpose::STANDARD.decode(token.trim()).ok()?;
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(token.trim())
+            .ok()?;
         let text = String::from_utf8_lossy(&decoded);
         let user = text.split(':').next().unwrap_or("");
         (!user.is_empty()).then(|| user.to_string())
@@ -67,7 +74,11 @@ async fn read_head<R: AsyncRead + Unpin>(
         buf.reserve(8192);
         match reader.read_buf(buf).await {
             Ok(0) if buf.is_empty() => return Err(HeadError::Closed),
-            Ok(0) => return Err(HeadError::Malformed("connection closed inside the request head".into())),
+            Ok(0) => {
+                return Err(HeadError::Malformed(
+                    "connection closed inside the request head".into(),
+                ))
+            }
             Ok(_) => {}
             Err(_) => return Err(HeadError::Io),
         }
@@ -98,7 +109,11 @@ fn parse_request(buf: &[u8]) -> Option<Request> {
         method: req.method?.to_string(),
         target: req.path?.to_string(),
         minor_version: req.version?,
-        headers: req.headers.iter().map(|h| (h.name.to_string(), h.value.to_vec())).collect(),
+        headers: req
+            .headers
+            .iter()
+            .map(|h| (h.name.to_string(), h.value.to_vec()))
+            .collect(),
     })
 }
 
@@ -106,7 +121,16 @@ fn parse_request(buf: &[u8]) -> Option<Request> {
 async fn respond(stream: &mut TcpStream, status: &str, denied: Option<&str>, body: &str) {
     let mut head = format!("HTTP/1.1 {status}\r\n");
     if let Some(sentence) = denied {
-        let safe: String = sentence.chars().map(|c| if c.is_ascii() && !c.is_ascii_control() { c } else { '?' }).collect();
+        let safe: String = sentence
+            .chars()
+            .map(|c| {
+                if c.is_ascii() && !c.is_ascii_control() {
+                    c
+                } else {
+                    '?'
+                }
+            })
+            .collect();
         head.push_str(&format!("X-Dsh-Denied: {safe}\r\n"));
     }
     head.push_str(&format!(
@@ -133,7 +157,13 @@ async fn respond(stream: &mut TcpStream, status: &str, denied: Option<&str>, bod
 
 /// The answer when the connection limit is reached.
 pub(crate) async fn busy(mut stream: TcpStream) {
-    respond(&mut stream, "503 Service Unavailable", None, "dsh-netproxy: too many connections\n").await;
+    respond(
+        &mut stream,
+        "503 Service Unavailable",
+        None,
+        "dsh-netproxy: too many connections\n",
+    )
+    .await;
 }
 
 /// Splits `host:port` / `[v6]:port`; the port defaults to `default` when absent.
@@ -177,7 +207,11 @@ async fn refuse(client: &mut TcpStream, host: &str, port: u16, error: OpenError)
         }
         OpenError::Failed(e) => {
             let body = format!("dsh-netproxy: could not connect to {host}:{port}: {e}\n");
-            let status = if e.kind() == std::io::ErrorKind::TimedOut { "504 Gateway Timeout" } else { "502 Bad Gateway" };
+            let status = if e.kind() == std::io::ErrorKind::TimedOut {
+                "504 Gateway Timeout"
+            } else {
+                "502 Bad Gateway"
+            };
             respond(client, status, None, &body).await;
         }
     }
@@ -186,15 +220,30 @@ async fn refuse(client: &mut TcpStream, host: &str, port: u16, error: OpenError)
 /// Serves one client connection.
 pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
     let mut buf = Vec::with_capacity(8192);
-    let head = tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client, &mut buf, request_complete)).await;
+    let head = tokio::time::timeout(
+        HEAD_TIMEOUT,
+        read_head(&mut client, &mut buf, request_complete),
+    )
+    .await;
     let head_len = match head {
         Err(_) => {
-            return respond(&mut client, "408 Request Timeout", None, "dsh-netproxy: no request head within 30 s\n").await
+            return respond(
+                &mut client,
+                "408 Request Timeout",
+                None,
+                "dsh-netproxy: no request head within 30 s\n",
+            )
+            .await
         }
         Ok(Err(HeadError::Closed | HeadError::Io)) => return,
         Ok(Err(HeadError::TooLarge)) => {
-            return respond(&mut client, "431 Request Header Fields Too Large", None, "dsh-netproxy: request head too large\n")
-                .await
+            return respond(
+                &mut client,
+                "431 Request Header Fields Too Large",
+                None,
+                "dsh-netproxy: request head too large\n",
+            )
+            .await
         }
         Ok(Err(HeadError::Malformed(why))) => {
             let body = format!("dsh-netproxy: malformed request: {why}\n");
@@ -203,7 +252,13 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
         Ok(Ok(n)) => n,
     };
     let Some(request) = parse_request(&buf[..head_len]) else {
-        return respond(&mut client, "400 Bad Request", None, "dsh-netproxy: malformed request\n").await;
+        return respond(
+            &mut client,
+            "400 Bad Request",
+            None,
+            "dsh-netproxy: malformed request\n",
+        )
+        .await;
     };
     let leftover = buf[head_len..].to_vec();
     let who = request.client();
@@ -214,7 +269,13 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
     }
 }
 
-async fn connect(mut client: TcpStream, shared: &Shared, request: &Request, who: Option<String>, leftover: Vec<u8>) {
+async fn connect(
+    mut client: TcpStream,
+    shared: &Shared,
+    request: &Request,
+    who: Option<String>,
+    leftover: Vec<u8>,
+) {
     let (host, port) = match split_authority(&request.target, None) {
         Ok(hp) => hp,
         Err(why) => {
@@ -226,23 +287,40 @@ async fn connect(mut client: TcpStream, shared: &Shared, request: &Request, who:
         Ok(s) => s,
         Err(e) => return refuse(&mut client, &host, port, e).await,
     };
-    if client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n").await.is_err() {
+    if client
+        .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+        .await
+        .is_err()
+    {
         return;
     }
     if !leftover.is_empty() && upstream.write_all(&leftover).await.is_err() {
         return;
     }
-    let _ = tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, COPY_BUFFER, COPY_BUFFER).await;
+    crate::copy::bidirectional(&mut client, &mut upstream).await;
 }
 
 /// Hop-by-hop headers not passed on (RFC 9110 §7.6.1), besides `Proxy-*`.
 fn hop_by_hop(name: &str) -> bool {
-    ["connection", "keep-alive", "te", "trailer", "upgrade", "transfer-encoding"]
-        .iter()
-        .any(|h| name.eq_ignore_ascii_case(h))
+    [
+        "connection",
+        "keep-alive",
+        "te",
+        "trailer",
+        "upgrade",
+        "transfer-encoding",
+    ]
+    .iter()
+    .any(|h| name.eq_ignore_ascii_case(h))
 }
 
-async fn forward(mut client: TcpStream, shared: &Shared, request: &Request, who: Option<String>, leftover: Vec<u8>) {
+async fn forward(
+    mut client: TcpStream,
+    shared: &Shared,
+    request: &Request,
+    who: Option<String>,
+    leftover: Vec<u8>,
+) {
     let target = &request.target;
     let rest = match target.get(..7) {
         Some(scheme) if scheme.eq_ignore_ascii_case("http://") => &target[7..],
@@ -250,9 +328,18 @@ async fn forward(mut client: TcpStream, shared: &Shared, request: &Request, who:
             let why = if target.starts_with('/') {
                 "a proxy request needs an absolute URL (http://host/path)".to_string()
             } else {
-                format!("unsupported request target {} (only http:// URLs; use CONNECT for https)", printable(target))
+                format!(
+                    "unsupported request target {} (only http:// URLs; use CONNECT for https)",
+                    printable(target)
+                )
             };
-            return respond(&mut client, "400 Bad Request", None, &format!("dsh-netproxy: {why}\n")).await;
+            return respond(
+                &mut client,
+                "400 Bad Request",
+                None,
+                &format!("dsh-netproxy: {why}\n"),
+            )
+            .await;
         }
     };
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
@@ -264,7 +351,15 @@ async fn forward(mut client: TcpStream, shared: &Shared, request: &Request, who:
     }
     let (host, port) = match split_authority(authority, Some(80)) {
         Ok(hp) => hp,
-        Err(why) => return respond(&mut client, "400 Bad Request", None, &format!("dsh-netproxy: {why}\n")).await,
+        Err(why) => {
+            return respond(
+                &mut client,
+                "400 Bad Request",
+                None,
+                &format!("dsh-netproxy: {why}\n"),
+            )
+            .await
+        }
     };
     let upstream = match shared.open(&host, port, who.as_deref(), "http").await {
         Ok(s) => s,
@@ -273,12 +368,26 @@ async fn forward(mut client: TcpStream, shared: &Shared, request: &Request, who:
 
     // The origin-form request, Proxy-* and hop-by-hop headers dropped.
     let upgrade = request.header("upgrade").is_some()
-        && request.header("connection").is_some_and(|v| String::from_utf8_lossy(v).to_ascii_lowercase().contains("upgrade"));
-    let mut head = format!("{} {} HTTP/1.{}\r\n", request.method, path, request.minor_version.min(1)).into_bytes();
+        && request.header("connection").is_some_and(|v| {
+            String::from_utf8_lossy(v)
+                .to_ascii_lowercase()
+                .contains("upgrade")
+        });
+    let mut head = format!(
+        "{} {} HTTP/1.{}\r\n",
+        request.method,
+        path,
+        request.minor_version.min(1)
+    )
+    .into_bytes();
     let mut has_host = false;
     for (name, value) in &request.headers {
         let lower = name.to_ascii_lowercase();
-        if lower.starts_with("proxy-") || (hop_by_hop(&lower) && lower != "transfer-encoding" && !(upgrade && lower == "upgrade")) {
+        if lower.starts_with("proxy-")
+            || (hop_by_hop(&lower)
+                && lower != "transfer-encoding"
+                && !(upgrade && lower == "upgrade"))
+        {
             continue;
         }
         has_host |= lower == "host";
@@ -290,14 +399,24 @@ async fn forward(mut client: TcpStream, shared: &Shared, request: &Request, who:
     if !has_host {
         head.extend_from_slice(format!("Host: {authority}\r\n").as_bytes());
     }
-    head.extend_from_slice(if upgrade { b"Connection: Upgrade\r\n\r\n" } else { b"Connection: close\r\n\r\n" });
+    head.extend_from_slice(if upgrade {
+        b"Connection: Upgrade\r\n\r\n"
+    } else {
+        b"Connection: close\r\n\r\n"
+    });
     head.extend_from_slice(&leftover);
 
     let (client_r, mut client_w) = client.into_split();
     let (upstream_r, mut upstream_w) = upstream.into_split();
     if upstream_w.write_all(&head).await.is_err() {
-        let mut client = client_r.reunite(client_w).expect("halves of one stream");
-        return respond(&mut client, "502 Bad Gateway", None, "dsh-netproxy: upstream closed\n").await;
+        let body = "dsh-netproxy: upstream closed\n";
+        let msg = format!(
+            "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = client_w.write_all(msg.as_bytes()).await;
+        let _ = client_w.shutdown().await;
+        return;
     }
     // The request body (or, after an upgrade, the client's side), streamed.
     let uploader = tokio::spawn(async move {
@@ -306,18 +425,20 @@ async fn forward(mut client: TcpStream, shared: &Shared, request: &Request, who:
         (client_r, upstream_w)
     });
 
-    let mut upstream_r = BufReader::with_capacity(COPY_BUFFER, upstream_r);
+    let mut upstream_r = upstream_r;
     let mut rbuf = Vec::with_capacity(8192);
     let mut sent_anything = false;
     loop {
-        let n = match read_head(upstream_r.get_mut(), &mut rbuf, response_complete).await {
+        let n = match read_head(&mut upstream_r, &mut rbuf, response_complete).await {
             Ok(n) => n,
             Err(e) => {
                 if !sent_anything {
                     let why = match e {
                         HeadError::TooLarge => "response head too large".to_string(),
                         HeadError::Malformed(w) => format!("malformed response: {w}"),
-                        HeadError::Closed | HeadError::Io => "upstream closed without a response".to_string(),
+                        HeadError::Closed | HeadError::Io => {
+                            "upstream closed without a response".to_string()
+                        }
                     };
                     let body = format!("dsh-netproxy: {why}\n");
                     let msg = format!(
@@ -350,7 +471,7 @@ async fn forward(mut client: TcpStream, shared: &Shared, request: &Request, who:
         uploader.abort();
         return;
     }
-    let _ = tokio::io::copy_buf(&mut upstream_r, &mut client_w).await;
+    crate::copy::one_way(&mut upstream_r, &mut client_w).await;
     let _ = client_w.shutdown().await;
     uploader.abort();
 }
@@ -373,7 +494,13 @@ fn rewrite_response(head: &[u8]) -> Option<(u16, Vec<u8>)> {
     if (100..200).contains(&code) {
         return Some((code, head.to_vec()));
     }
-    let mut out = format!("HTTP/1.{} {} {}\r\n", res.version?, code, res.reason.unwrap_or("")).into_bytes();
+    let mut out = format!(
+        "HTTP/1.{} {} {}\r\n",
+        res.version?,
+        code,
+        res.reason.unwrap_or("")
+    )
+    .into_bytes();
     for h in res.headers.iter() {
         if h.name.eq_ignore_ascii_case("connection") || h.name.eq_ignore_ascii_case("keep-alive") {
             continue;

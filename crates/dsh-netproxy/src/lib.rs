@@ -9,7 +9,37 @@
 //! name itself, refuses private and local addresses unless allowed, and copies
 //! bytes. Every attempt is reported as a [`ConnectionEvent`]; denials are kept
 //! per client (the proxy URL's username) for [`NetProxy::take_denials`].
+//!
+//! ```
+//! use dsh_netproxy::{DenyReason, DomainRules, NetProxy, ProxyConfig, Verdict};
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! let allowed = ["github.com".to_string(), "*.npmjs.org".to_string()];
+//! let rules = DomainRules::new(&allowed, &[], false).expect("well-formed patterns");
+//! assert_eq!(rules.check_name("registry.npmjs.org", 443), Verdict::Allow);
+//! assert_eq!(rules.check_name("npmjs.org", 443), Verdict::Deny(DenyReason::NotAllowed));
+//!
+//! let config = ProxyConfig {
+//!     rules,
+//!     ask_unknown: false,
+//!     resolve_override: dsh_netproxy::resolver_from_env(),
+//!     http_port: 0,
+//!     socks_port: 0,
+//! };
+//! let proxy = NetProxy::start(config, None, None).await?;
+//! // Give these to the sandboxed command; its denials come back by name.
+//! let env = proxy.env("call-1");
+//! let https = format!("http://call-1@{}", proxy.http_addr());
+//! assert!(env.contains(&("HTTPS_PROXY".to_string(), https)));
+//! assert!(proxy.take_denials("call-1").is_empty());
+//! proxy.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
 
+#![forbid(unsafe_code)]
+
+mod copy;
 mod http;
 mod rules;
 mod socks;
@@ -34,7 +64,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Denials kept per client between two [`NetProxy::take_denials`].
 const MAX_DENIALS: usize = 64;
 /// Copy buffers for tunnels and response bodies.
-const COPY_BUFFER: usize = 64 * 1024;
+const COPY_BUFFER: usize = 128 * 1024;
 
 /// How a [`NetProxy`] decides and where it listens.
 #[derive(Debug, Clone)]
@@ -69,14 +99,19 @@ pub fn resolver_from_env() -> HashMap<String, Vec<IpAddr>> {
 fn parse_resolve(text: &str) -> HashMap<String, Vec<IpAddr>> {
     let mut map: HashMap<String, Vec<IpAddr>> = HashMap::new();
     for entry in text.split(',') {
-        let Some((name, ips)) = entry.split_once('=') else { continue };
+        let Some((name, ips)) = entry.split_once('=') else {
+            continue;
+        };
         let name = name.trim().trim_end_matches('.').to_lowercase();
         if name.is_empty() {
             continue;
         }
         for ip in ips.split('|') {
             let ip = ip.trim();
-            let ip = ip.strip_prefix('[').and_then(|i| i.strip_suffix(']')).unwrap_or(ip);
+            let ip = ip
+                .strip_prefix('[')
+                .and_then(|i| i.strip_suffix(']'))
+                .unwrap_or(ip);
             if let Ok(ip) = ip.parse() {
                 map.entry(name.clone()).or_default().push(ip);
             }
@@ -87,7 +122,8 @@ fn parse_resolve(text: &str) -> HashMap<String, Vec<IpAddr>> {
 
 /// Called for a name the rules neither allow nor deny when `ask_unknown`:
 /// returns whether to allow (the host decides, e.g. by asking a person).
-pub type AskFn = Arc<dyn Fn(String, u16) -> futures::future::BoxFuture<'static, bool> + Send + Sync>;
+pub type AskFn =
+    Arc<dyn Fn(String, u16) -> futures::future::BoxFuture<'static, bool> + Send + Sync>;
 
 /// One record per connection attempt, for an audit trail.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -138,7 +174,14 @@ impl Shared {
             Ok(h) => h,
             Err(why) => {
                 let reason = DenyReason::BadRequest(why);
-                self.record(&rules::printable(raw_host), port, client, protocol, Some(&reason), None);
+                self.record(
+                    &rules::printable(raw_host),
+                    port,
+                    client,
+                    protocol,
+                    Some(&reason),
+                    None,
+                );
                 return Err(OpenError::Denied(reason));
             }
         };
@@ -181,7 +224,12 @@ impl Shared {
                     return Ok(stream);
                 }
                 Ok(Err(e)) => last = e,
-                Err(_) => last = std::io::Error::new(std::io::ErrorKind::TimedOut, format!("connecting to {addr} timed out")),
+                Err(_) => {
+                    last = std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("connecting to {addr} timed out"),
+                    )
+                }
             }
         }
         self.record(&name, port, client, protocol, None, Some(&last));
@@ -196,9 +244,14 @@ impl Shared {
         if let Some(ips) = self.config.resolve_override.get(name) {
             return Ok(ips.iter().map(|ip| SocketAddr::new(*ip, port)).collect());
         }
-        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), port)).await?.collect();
+        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), port))
+            .await?
+            .collect();
         if addrs.is_empty() {
-            return Err(std::io::Error::new(std::io::ErrorKind::NotFound, format!("{name} has no addresses")));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{name} has no addresses"),
+            ));
         }
         Ok(addrs)
     }
@@ -224,7 +277,9 @@ impl Shared {
                 host: host.to_string(),
                 port,
                 allowed: denied.is_none(),
-                reason: denied.map(DenyReason::as_sentence).or_else(|| failed.map(|e| format!("connection failed: {e}"))),
+                reason: denied
+                    .map(DenyReason::as_sentence)
+                    .or_else(|| failed.map(|e| format!("connection failed: {e}"))),
                 client: client.map(str::to_string),
                 protocol,
             });
@@ -243,19 +298,46 @@ pub struct NetProxy {
 
 impl NetProxy {
     /// Binds both listeners on 127.0.0.1 and serves until dropped or shut down.
-    pub async fn start(config: ProxyConfig, ask: Option<AskFn>, events: Option<EventFn>) -> std::io::Result<NetProxy> {
+    pub async fn start(
+        config: ProxyConfig,
+        ask: Option<AskFn>,
+        events: Option<EventFn>,
+    ) -> std::io::Result<NetProxy> {
         let http = TcpListener::bind(("127.0.0.1", config.http_port)).await?;
         let socks = TcpListener::bind(("127.0.0.1", config.socks_port)).await?;
         let http_addr = http.local_addr()?;
         let socks_addr = socks.local_addr()?;
-        let shared = Arc::new(Shared { config, ask, events, denials: Mutex::new(HashMap::new()) });
+        let shared = Arc::new(Shared {
+            config,
+            ask,
+            events,
+            denials: Mutex::new(HashMap::new()),
+        });
         let stop = CancellationToken::new();
         let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
         let tasks = vec![
-            tokio::spawn(serve(http, Kind::Http, shared.clone(), limit.clone(), stop.clone())),
-            tokio::spawn(serve(socks, Kind::Socks, shared.clone(), limit, stop.clone())),
+            tokio::spawn(serve(
+                http,
+                Kind::Http,
+                shared.clone(),
+                limit.clone(),
+                stop.clone(),
+            )),
+            tokio::spawn(serve(
+                socks,
+                Kind::Socks,
+                shared.clone(),
+                limit,
+                stop.clone(),
+            )),
         ];
-        Ok(NetProxy { http_addr, socks_addr, shared, stop, tasks })
+        Ok(NetProxy {
+            http_addr,
+            socks_addr,
+            shared,
+            stop,
+            tasks,
+        })
     }
 
     /// The HTTP proxy's address.
@@ -275,11 +357,20 @@ impl NetProxy {
     /// to one call. `client` is percent-encoded where needed.
     pub fn env(&self, client: &str) -> Vec<(String, String)> {
         let user = encode_userinfo(client);
-        let at = if user.is_empty() { String::new() } else { format!("{user}@") };
+        let at = if user.is_empty() {
+            String::new()
+        } else {
+            format!("{user}@")
+        };
         let http = format!("http://{at}{}", self.http_addr);
         let socks = format!("socks5h://{at}{}", self.socks_addr);
         let mut vars = Vec::new();
-        for (name, value) in [("HTTP_PROXY", &http), ("HTTPS_PROXY", &http), ("ALL_PROXY", &socks), ("NO_PROXY", &String::new())] {
+        for (name, value) in [
+            ("HTTP_PROXY", &http),
+            ("HTTPS_PROXY", &http),
+            ("ALL_PROXY", &socks),
+            ("NO_PROXY", &String::new()),
+        ] {
             vars.push((name.to_string(), value.clone()));
             vars.push((name.to_lowercase(), value.clone()));
         }
@@ -288,7 +379,11 @@ impl NetProxy {
 
     /// Denials since the last take for this client: (host, reason sentence).
     pub fn take_denials(&self, client: &str) -> Vec<(String, String)> {
-        let mut all = self.shared.denials.lock().unwrap_or_else(|p| p.into_inner());
+        let mut all = self
+            .shared
+            .denials
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         all.remove(client).unwrap_or_default()
     }
 
@@ -347,7 +442,13 @@ enum Kind {
     Socks,
 }
 
-async fn serve(listener: TcpListener, kind: Kind, shared: Arc<Shared>, limit: Arc<Semaphore>, stop: CancellationToken) {
+async fn serve(
+    listener: TcpListener,
+    kind: Kind,
+    shared: Arc<Shared>,
+    limit: Arc<Semaphore>,
+    stop: CancellationToken,
+) {
     let mut connections = tokio::task::JoinSet::new();
     loop {
         let accepted = tokio::select! {
@@ -382,8 +483,13 @@ mod tests {
 
     #[test]
     fn resolve_override_parses() {
-        let m = parse_resolve("allowed.test=127.0.0.1, Other.Test.=10.0.0.1|::1,bad,x=nope,[y]=1.1.1.1");
-        assert_eq!(m["allowed.test"], vec!["127.0.0.1".parse::<IpAddr>().unwrap()]);
+        let m = parse_resolve(
+            "allowed.test=127.0.0.1, Other.Test.=10.0.0.1|::1,bad,x=nope,[y]=1.1.1.1",
+        );
+        assert_eq!(
+            m["allowed.test"],
+            vec!["127.0.0.1".parse::<IpAddr>().unwrap()]
+        );
         assert_eq!(m["other.test"].len(), 2);
         assert!(!m.contains_key("x"));
     }

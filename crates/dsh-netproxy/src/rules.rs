@@ -34,19 +34,31 @@ impl Pattern {
             let ip: Ipv6Addr = ip.parse().map_err(|_| bad("not an IPv6 address"))?;
             let port = match after {
                 "" => None,
-                p => Some(parse_port(p.strip_prefix(':').ok_or_else(|| bad("junk after ']'"))?).ok_or_else(|| bad("bad port"))?),
+                p => Some(
+                    parse_port(p.strip_prefix(':').ok_or_else(|| bad("junk after ']'"))?)
+                        .ok_or_else(|| bad("bad port"))?,
+                ),
             };
-            return Ok(Pattern { host: HostPattern::Ip(IpAddr::V6(ip)), port });
+            return Ok(Pattern {
+                host: HostPattern::Ip(IpAddr::V6(ip)),
+                port,
+            });
         }
         if let Ok(ip) = t.parse::<IpAddr>() {
-            return Ok(Pattern { host: HostPattern::Ip(ip), port: None });
+            return Ok(Pattern {
+                host: HostPattern::Ip(ip),
+                port: None,
+            });
         }
         let (host, port) = match t.rsplit_once(':') {
             Some((h, p)) => (h, Some(parse_port(p).ok_or_else(|| bad("bad port"))?)),
             None => (t, None),
         };
         if let Ok(ip) = host.parse::<Ipv4Addr>() {
-            return Ok(Pattern { host: HostPattern::Ip(IpAddr::V4(ip)), port });
+            return Ok(Pattern {
+                host: HostPattern::Ip(IpAddr::V4(ip)),
+                port,
+            });
         }
         let host = normalize(host).map_err(|why| bad(&why))?;
         let host = if let Some(base) = host.strip_prefix("*.") {
@@ -55,7 +67,9 @@ impl Pattern {
             }
             HostPattern::Subdomains(base.to_string())
         } else if host.contains('*') {
-            return Err(bad("'*' only as the whole first label, as in *.example.com"));
+            return Err(bad(
+                "'*' only as the whole first label, as in *.example.com",
+            ));
         } else {
             HostPattern::Exact(host)
         };
@@ -70,7 +84,9 @@ impl Pattern {
             (HostPattern::Ip(a), Host::Ip(b)) => a == b || canonical(*a) == canonical(*b),
             (HostPattern::Exact(a), Host::Name(b)) => a == b,
             (HostPattern::Subdomains(base), Host::Name(b)) => {
-                b.len() > base.len() + 1 && b.ends_with(base.as_str()) && b.as_bytes()[b.len() - base.len() - 1] == b'.'
+                b.len() > base.len() + 1
+                    && b.ends_with(base.as_str())
+                    && b.as_bytes()[b.len() - base.len() - 1] == b'.'
             }
             _ => false,
         }
@@ -152,7 +168,11 @@ fn normalize(raw: &str) -> Result<String, String> {
 
 /// `raw` quoted, with anything unprintable escaped: safe in a header and a log line.
 pub(crate) fn printable(raw: &str) -> String {
-    let mut out: String = raw.chars().take(200).flat_map(char::escape_default).collect();
+    let mut out: String = raw
+        .chars()
+        .take(200)
+        .flat_map(char::escape_default)
+        .collect();
     if raw.chars().count() > 200 {
         out.push('…');
     }
@@ -217,9 +237,21 @@ impl DomainRules {
     /// connections reach private, loopback and link-local addresses.
     ///
     /// A malformed entry is an error naming it.
-    pub fn new(allowed: &[String], denied: &[String], allow_local: bool) -> Result<DomainRules, String> {
-        let parse = |list: &[String]| list.iter().map(|p| Pattern::parse(p)).collect::<Result<Vec<_>, _>>();
-        Ok(DomainRules { allowed: parse(allowed)?, denied: parse(denied)?, allow_local })
+    pub fn new(
+        allowed: &[String],
+        denied: &[String],
+        allow_local: bool,
+    ) -> Result<DomainRules, String> {
+        let parse = |list: &[String]| {
+            list.iter()
+                .map(|p| Pattern::parse(p))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Ok(DomainRules {
+            allowed: parse(allowed)?,
+            denied: parse(denied)?,
+            allow_local,
+        })
     }
 
     /// Whether connections to local and private addresses are allowed.
@@ -270,7 +302,12 @@ pub fn is_private(ip: IpAddr) -> bool {
             }
             // IPv4-compatible ::a.b.c.d (deprecated, still routed by some stacks)
             if s[..6].iter().all(|&x| x == 0) {
-                return private_v4(Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8));
+                return private_v4(Ipv4Addr::new(
+                    (s[6] >> 8) as u8,
+                    s[6] as u8,
+                    (s[7] >> 8) as u8,
+                    s[7] as u8,
+                ));
             }
             false
         }
@@ -304,31 +341,65 @@ mod tests {
         let r = rules(&["github.com", "*.npmjs.org"], &[]);
         assert_eq!(r.check_name("github.com", 443), Verdict::Allow);
         assert_eq!(r.check_name("GitHub.COM.", 80), Verdict::Allow);
-        assert_eq!(r.check_name("api.github.com", 443), Verdict::Deny(DenyReason::NotAllowed));
+        assert_eq!(
+            r.check_name("api.github.com", 443),
+            Verdict::Deny(DenyReason::NotAllowed)
+        );
         assert_eq!(r.check_name("registry.npmjs.org", 443), Verdict::Allow);
         assert_eq!(r.check_name("a.b.npmjs.org", 443), Verdict::Allow);
-        assert_eq!(r.check_name("npmjs.org", 443), Verdict::Deny(DenyReason::NotAllowed));
-        assert_eq!(r.check_name("evilnpmjs.org", 443), Verdict::Deny(DenyReason::NotAllowed));
-        assert_eq!(r.check_name("github.com.evil", 443), Verdict::Deny(DenyReason::NotAllowed));
+        assert_eq!(
+            r.check_name("npmjs.org", 443),
+            Verdict::Deny(DenyReason::NotAllowed)
+        );
+        assert_eq!(
+            r.check_name("evilnpmjs.org", 443),
+            Verdict::Deny(DenyReason::NotAllowed)
+        );
+        assert_eq!(
+            r.check_name("github.com.evil", 443),
+            Verdict::Deny(DenyReason::NotAllowed)
+        );
     }
 
     #[test]
     fn ports() {
         let r = rules(&["example.com:8443", "[::1]:9000", "10.0.0.5:22"], &[]);
         assert_eq!(r.check_name("example.com", 8443), Verdict::Allow);
-        assert_eq!(r.check_name("example.com", 443), Verdict::Deny(DenyReason::NotAllowed));
+        assert_eq!(
+            r.check_name("example.com", 443),
+            Verdict::Deny(DenyReason::NotAllowed)
+        );
         assert_eq!(r.check_name("[::1]", 9000), Verdict::Allow);
-        assert_eq!(r.check_name("::1", 9001), Verdict::Deny(DenyReason::NotAllowed));
+        assert_eq!(
+            r.check_name("::1", 9001),
+            Verdict::Deny(DenyReason::NotAllowed)
+        );
         assert_eq!(r.check_name("10.0.0.5", 22), Verdict::Allow);
     }
 
     #[test]
     fn denied_wins() {
-        let r = rules(&["*.example.com"], &["secret.example.com", "*.internal.example.com", "x.example.com:80"]);
+        let r = rules(
+            &["*.example.com"],
+            &[
+                "secret.example.com",
+                "*.internal.example.com",
+                "x.example.com:80",
+            ],
+        );
         assert_eq!(r.check_name("www.example.com", 443), Verdict::Allow);
-        assert_eq!(r.check_name("secret.example.com", 443), Verdict::Deny(DenyReason::Denied));
-        assert_eq!(r.check_name("a.internal.example.com", 443), Verdict::Deny(DenyReason::Denied));
-        assert_eq!(r.check_name("x.example.com", 80), Verdict::Deny(DenyReason::Denied));
+        assert_eq!(
+            r.check_name("secret.example.com", 443),
+            Verdict::Deny(DenyReason::Denied)
+        );
+        assert_eq!(
+            r.check_name("a.internal.example.com", 443),
+            Verdict::Deny(DenyReason::Denied)
+        );
+        assert_eq!(
+            r.check_name("x.example.com", 80),
+            Verdict::Deny(DenyReason::Denied)
+        );
         assert_eq!(r.check_name("x.example.com", 443), Verdict::Allow);
     }
 
@@ -336,35 +407,83 @@ mod tests {
     fn literal_ip_only_matches_ip_entries() {
         let r = rules(&["github.com", "140.82.112.3"], &[]);
         assert_eq!(r.check_name("140.82.112.3", 443), Verdict::Allow);
-        assert_eq!(r.check_name("140.82.112.4", 443), Verdict::Deny(DenyReason::NotAllowed));
+        assert_eq!(
+            r.check_name("140.82.112.4", 443),
+            Verdict::Deny(DenyReason::NotAllowed)
+        );
         assert_eq!(r.check_name("::ffff:140.82.112.3", 443), Verdict::Allow);
     }
 
     #[test]
     fn malformed() {
-        for bad in ["", "a b.com", "*.", "foo.*.com", "*", "ex*ample.com", "example.com:", "example.com:99999", "a..b", "[::1", "[zz]"] {
+        for bad in [
+            "",
+            "a b.com",
+            "*.",
+            "foo.*.com",
+            "*",
+            "ex*ample.com",
+            "example.com:",
+            "example.com:99999",
+            "a..b",
+            "[::1",
+            "[zz]",
+        ] {
             let err = DomainRules::new(&[bad.to_string()], &[], false).unwrap_err();
             assert!(err.contains("malformed domain pattern"), "{bad}: {err}");
         }
         let r = rules(&["github.com"], &[]);
         for bad in ["git hub.com", "a\u{0}b", "", "a/b", "x..y"] {
-            assert!(matches!(r.check_name(bad, 80), Verdict::Deny(DenyReason::BadRequest(_))), "{bad:?}");
+            assert!(
+                matches!(
+                    r.check_name(bad, 80),
+                    Verdict::Deny(DenyReason::BadRequest(_))
+                ),
+                "{bad:?}"
+            );
         }
     }
 
     #[test]
     fn private_addresses() {
-        for p in ["10.0.0.1", "127.0.0.1", "172.16.3.4", "192.168.1.1", "100.64.0.1", "169.254.169.254", "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fc00::1", "fd12::1", "fe80::1", "::ffff:127.0.0.1", "::ffff:10.1.1.1", "ff02::1"] {
+        for p in [
+            "10.0.0.1",
+            "127.0.0.1",
+            "172.16.3.4",
+            "192.168.1.1",
+            "100.64.0.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "224.0.0.1",
+            "255.255.255.255",
+            "::1",
+            "::",
+            "fc00::1",
+            "fd12::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.1.1.1",
+            "ff02::1",
+        ] {
             assert!(is_private(p.parse().unwrap()), "{p}");
         }
-        for p in ["8.8.8.8", "140.82.112.3", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8"] {
+        for p in [
+            "8.8.8.8",
+            "140.82.112.3",
+            "100.128.0.1",
+            "2606:4700::1111",
+            "::ffff:8.8.8.8",
+        ] {
             assert!(!is_private(p.parse().unwrap()), "{p}");
         }
     }
 
     #[test]
     fn sentences() {
-        assert_eq!(DenyReason::NotAllowed.as_sentence(), "not in allowedDomains");
+        assert_eq!(
+            DenyReason::NotAllowed.as_sentence(),
+            "not in allowedDomains"
+        );
         assert_eq!(DenyReason::Denied.as_sentence(), "in deniedDomains");
         assert_eq!(
             DenyReason::PrivateAddress("127.0.0.1".parse().unwrap()).as_sentence(),

@@ -2,7 +2,7 @@
 //! username/password (RFC 1929; the username names the client, the password is
 //! ignored).
 
-use crate::{OpenError, Shared, COPY_BUFFER, HEAD_TIMEOUT};
+use crate::{OpenError, Shared, HEAD_TIMEOUT};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -18,7 +18,10 @@ const ADDRESS_NOT_SUPPORTED: u8 = 0x08;
 /// The answer when the connection limit is reached: no acceptable method.
 pub(crate) async fn busy(mut stream: TcpStream) {
     let mut greeting = [0u8; 2];
-    if tokio::time::timeout(HEAD_TIMEOUT, stream.read_exact(&mut greeting)).await.is_ok() {
+    if tokio::time::timeout(HEAD_TIMEOUT, stream.read_exact(&mut greeting))
+        .await
+        .is_ok()
+    {
         let _ = stream.write_all(&[0x05, 0xff]).await;
     }
 }
@@ -113,7 +116,11 @@ async fn handshake(stream: &mut TcpStream) -> Result<Request, Option<u8>> {
     };
     let mut port = [0u8; 2];
     stream.read_exact(&mut port).await.map_err(io)?;
-    Ok(Request { host, port: u16::from_be_bytes(port), client })
+    Ok(Request {
+        host,
+        port: u16::from_be_bytes(port),
+        client,
+    })
 }
 
 /// Serves one client connection.
@@ -126,7 +133,15 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
     if request.port == 0 {
         return reply(&mut client, NOT_ALLOWED, None).await;
     }
-    let mut upstream = match shared.open(&request.host, request.port, request.client.as_deref(), "socks5").await {
+    let mut upstream = match shared
+        .open(
+            &request.host,
+            request.port,
+            request.client.as_deref(),
+            "socks5",
+        )
+        .await
+    {
         Ok(s) => s,
         Err(OpenError::Denied(_)) => return reply(&mut client, NOT_ALLOWED, None).await,
         Err(OpenError::Failed(e)) => {
@@ -140,5 +155,5 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
         }
     };
     reply(&mut client, 0x00, upstream.local_addr().ok()).await;
-    let _ = tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, COPY_BUFFER, COPY_BUFFER).await;
+    crate::copy::bidirectional(&mut client, &mut upstream).await;
 }
