@@ -70,6 +70,12 @@ const COPY_BUFFER: usize = 128 * 1024;
 #[derive(Debug, Clone)]
 pub struct ProxyConfig {
     /// The allowed and denied domains, and whether local addresses are allowed.
+    ///
+    /// Destinations in private (RFC 1918, CGNAT 100.64/10, ULA fc00::/7),
+    /// loopback, link-local (169.254/16, fe80::/10), unspecified, multicast and
+    /// broadcast ranges, and the IPv4-mapped forms of these, are refused
+    /// unless `rules` allows local connections (see [`is_private`]). Every
+    /// address a name resolves to must pass, not only the first.
     pub rules: DomainRules,
     /// A destination neither allowed nor denied is put to the [`AskFn`]
     /// (denied when there is none) instead of being denied outright.
@@ -78,11 +84,6 @@ pub struct ProxyConfig {
     /// [`resolver_from_env`].
     pub resolve_override: HashMap<String, Vec<IpAddr>>,
     /// The HTTP listener's port on 127.0.0.1; 0 for any free port.
-    ///
-    /// Destinations in private (RFC 1918, CGNAT 100.64/10, ULA fc00::/7),
-    /// loopback, link-local (169.254/16, fe80::/10), unspecified, multicast and
-    /// broadcast ranges, and the IPv4-mapped forms of these, are refused
-    /// unless `rules` allows local connections.
     pub http_port: u16,
     /// The SOCKS5 listener's port on 127.0.0.1; 0 for any free port.
     pub socks_port: u16,
