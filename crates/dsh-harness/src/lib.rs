@@ -82,6 +82,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod network;
+
 use dsh_mcp::{Proxy, ProxyError, ProxyOptions, UpstreamConfig};
 use dsh_policy::{Approver, Evaluation, Mode, PermissionMiddleware, Settings, UnknownMode};
 use dsh_tool_bash::{register_bash_tools, Executor, ExecutorConfig, ReadDenialsSource};
@@ -326,6 +328,15 @@ impl Pipeline {
                     })
             })
         });
+        // Claude Code's domain lists: the network through a filtering proxy.
+        let network = network::start(
+            settings.sandbox_network.as_ref(),
+            config.sandbox.as_ref(),
+            &permissions,
+        )
+        .map_err(HarnessError::Proxied)?;
+        // The proxy lives as long as the executor holds its closures.
+        config.network_proxy = network;
         let file_tools = Self::file_tools(&config, &cwd, &permissions);
         let executor = Executor::deferred(config).map_err(HarnessError::Executor)?;
         let registry = ToolRegistry::new();

@@ -209,7 +209,7 @@ impl Shared {
                 return Err(OpenError::Failed(e));
             }
         };
-        if !self.config.rules.allows_local() {
+        if !self.config.rules.allows_local() && !self.config.rules.names_exactly(&host, port) {
             if let Some(ip) = addrs.iter().map(SocketAddr::ip).find(|ip| is_private(*ip)) {
                 let reason = DenyReason::PrivateAddress(ip);
                 self.record(&name, port, client, protocol, Some(&reason), None);
@@ -304,8 +304,27 @@ impl NetProxy {
         ask: Option<AskFn>,
         events: Option<EventFn>,
     ) -> std::io::Result<NetProxy> {
-        let http = TcpListener::bind(("127.0.0.1", config.http_port)).await?;
-        let socks = TcpListener::bind(("127.0.0.1", config.socks_port)).await?;
+        Self::bind(config, ask, events)
+    }
+
+    /// [`NetProxy::start`] for a caller that is not async: binds at once and
+    /// serves on the current Tokio runtime.
+    ///
+    /// # Errors
+    /// A port cannot be bound, or there is no Tokio runtime here.
+    pub fn bind(
+        config: ProxyConfig,
+        ask: Option<AskFn>,
+        events: Option<EventFn>,
+    ) -> std::io::Result<NetProxy> {
+        tokio::runtime::Handle::try_current().map_err(std::io::Error::other)?;
+        let listen = |port: u16| {
+            let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
+            listener.set_nonblocking(true)?;
+            TcpListener::from_std(listener)
+        };
+        let http = listen(config.http_port)?;
+        let socks = listen(config.socks_port)?;
         let http_addr = http.local_addr()?;
         let socks_addr = socks.local_addr()?;
         let shared = Arc::new(Shared {

@@ -271,6 +271,19 @@ impl DomainRules {
         }
     }
 
+    /// Whether an allowed entry names this host itself (a name or an
+    /// address, not a wildcard), and no denied one matches: a host the user
+    /// named may be a private or loopback one (an internal registry); a
+    /// name allowed only by a wildcard may not, so a rebinding name cannot
+    /// reach the inside.
+    pub(crate) fn names_exactly(&self, host: &Host, port: u16) -> bool {
+        !self.denied.iter().any(|p| p.matches(host, port))
+            && self
+                .allowed
+                .iter()
+                .any(|p| !matches!(p.host, HostPattern::Subdomains(_)) && p.matches(host, port))
+    }
+
     pub(crate) fn check_host(&self, host: &Host, port: u16) -> Verdict {
         if self.denied.iter().any(|p| p.matches(host, port)) {
             Verdict::Deny(DenyReason::Denied)

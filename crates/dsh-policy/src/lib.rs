@@ -430,6 +430,6 @@ pub use settings::{
 };
 pub use settings::{
     AuditSettings, BashSettings, HookCommand, HookEvent, HookMatcher, HookSettings, McpSettings,
-    PermissionSettings, PinsFile, SandboxMode, SandboxSettings, Settings, SettingsError,
-    SettingsErrorKind,
+    NetworkDomains, PermissionSettings, PinsFile, SandboxMode, SandboxSettings, Settings,
+    SettingsError, SettingsErrorKind,
 };

@@ -76,6 +76,12 @@ impl PermissionMiddleware {
         self
     }
 
+    /// The approver now, for another kind of ask (a sandboxed command
+    /// connecting to a domain no list names).
+    pub fn approver(&self) -> Option<Arc<dyn Approver>> {
+        read(&self.state.approver).clone()
+    }
+
     /// Sets or removes the approver.
     pub fn set_approver(&self, approver: Option<Arc<dyn Approver>>) {
         *write(&self.state.approver) = approver;

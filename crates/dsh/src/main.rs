@@ -847,6 +847,15 @@ fn sandbox_status(json: bool) -> ExitCode {
     } else {
         "not available: UDP and named UNIX sockets stay open with the network off"
     };
+    let by_domain = if status.tcp && status.seccomp {
+        "through dsh's filtering proxy (HTTP and SOCKS5; names resolved and checked by the \
+         proxy, private addresses refused); held by Landlock's TCP port rule (only the proxy's \
+         ports, on any address: Landlock names ports, not hosts) and the system-call filter \
+         (only TCP stream sockets: no UDP, no DNS) — the weaker mechanism; a network namespace \
+         is not used yet"
+    } else {
+        "not available: the network stays off (the kernel cannot hold the proxy as the only way out)"
+    };
     let not_blocked = match (status.seccomp, status.namespaces) {
         (true, true) => "CPU and memory exhaustion, reads no deny rule names",
         (true, false) => {
@@ -863,6 +872,7 @@ fn sandbox_status(json: bool) -> ExitCode {
         "Landlock ABI: {abi}\n\
          files (read-only, workspace-write; ABI 3): {}\n\
          TCP connect and bind (network: false; ABI 4): {}\n\
+         network by domain (sandbox.network.allowedDomains): {by_domain}\n\
          abstract UNIX sockets and signals scoped (ABI 6): {}\n\
          writes in the project root: {root_writes}\n\
          read-only by verdict: {hold}\n\

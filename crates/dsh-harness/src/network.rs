@@ -1,0 +1,135 @@
+//! The network of confined commands by domain: Claude Code's
+//! `sandbox.network` lists applied by a filtering proxy (`dsh-netproxy`)
+//! that the kernel leaves as the only way out (see `dsh-sandbox`).
+
+use dsh_netproxy::{AskFn, DomainRules, NetProxy, ProxyConfig};
+use dsh_policy::{ApprovalAnswer, ApprovalRequest, NetworkDomains, PermissionMiddleware};
+use dsh_tool_bash::NetworkProxy;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+/// The proxy the settings ask for, and what the executor needs of it:
+/// `None` without domain lists, or when the sandbox is off or its network
+/// on (nothing to filter). With `httpProxyPort`/`socksProxyPort` the
+/// user's own proxy is used (ours is not started).
+///
+/// # Errors
+/// A malformed domain pattern, or the proxy cannot listen.
+pub(crate) fn start(
+    domains: Option<&NetworkDomains>,
+    sandbox: Option<&dsh_sandbox::SandboxPolicy>,
+    permissions: &PermissionMiddleware,
+) -> Result<Option<NetworkProxy>, String> {
+    let (Some(domains), Some(sandbox)) = (domains, sandbox) else {
+        return Ok(None);
+    };
+    if sandbox.mode == dsh_sandbox::SandboxMode::DangerFullAccess || sandbox.network {
+        return Ok(None);
+    }
+    // Without Landlock's TCP rules and the system-call filter nothing keeps
+    // a command from going around the proxy: the network stays off.
+    let status = dsh_sandbox::status();
+    if !(status.tcp && status.seccomp) {
+        return Ok(None);
+    }
+    if domains.http_proxy_port.is_some() || domains.socks_proxy_port.is_some() {
+        return Ok(Some(users_own(domains)));
+    }
+    let rules = DomainRules::new(&domains.allowed_domains, &domains.denied_domains, false)
+        .map_err(|e| format!("sandbox.network: {e}"))?;
+    let config = ProxyConfig {
+        rules,
+        ask_unknown: domains.ask_unknown_domains,
+        resolve_override: dsh_netproxy::resolver_from_env(),
+        http_port: 0,
+        socks_port: 0,
+    };
+    let ask = domains
+        .ask_unknown_domains
+        .then(|| asker(permissions.clone()));
+    let proxy = Arc::new(
+        NetProxy::bind(config, ask, None)
+            .map_err(|e| format!("cannot start the sandbox's network proxy: {e}"))?,
+    );
+    let (env_of, denials_of) = (proxy.clone(), proxy.clone());
+    let net = NetworkProxy {
+        ports: vec![proxy.http_addr().port(), proxy.socks_addr().port()],
+        env: Arc::new(move |client: &str| env_of.env(client)),
+        denials: Arc::new(move |client: &str| denials_of.take_denials(client)),
+    };
+    Ok(Some(net))
+}
+
+/// A proxy of the user's own on loopback ports: reachable, and named in
+/// the variables; what it refuses is its own to say.
+fn users_own(domains: &NetworkDomains) -> NetworkProxy {
+    let (http, socks) = (domains.http_proxy_port, domains.socks_proxy_port);
+    NetworkProxy {
+        ports: http.into_iter().chain(socks).collect(),
+        env: Arc::new(move |_client: &str| {
+            let mut env = Vec::new();
+            if let Some(port) = http {
+                for name in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+                    env.push((name.to_owned(), format!("http://127.0.0.1:{port}")));
+                }
+            }
+            if let Some(port) = socks {
+                for name in ["ALL_PROXY", "all_proxy"] {
+                    env.push((name.to_owned(), format!("socks5h://127.0.0.1:{port}")));
+                }
+            }
+            for name in ["NO_PROXY", "no_proxy"] {
+                env.push((name.to_owned(), String::new()));
+            }
+            env
+        }),
+        denials: Arc::new(|_client: &str| Vec::new()),
+    }
+}
+
+/// Asks about a domain no list names, through the permission layer's
+/// approver (the same person as any ask): *allow always* lets the host for
+/// the rest of the session. Nobody to ask: refused.
+fn asker(permissions: PermissionMiddleware) -> AskFn {
+    let always: Arc<Mutex<HashSet<String>>> = Arc::default();
+    Arc::new(move |host: String, port: u16| {
+        let permissions = permissions.clone();
+        let always = always.clone();
+        Box::pin(async move {
+            let known = always
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .contains(&host);
+            if known {
+                return true;
+            }
+            let Some(approver) = permissions.approver() else {
+                return false;
+            };
+            let request = ApprovalRequest {
+                call_id: format!("network:{host}:{port}"),
+                tool: "network".into(),
+                tool_aliases: Vec::new(),
+                arguments: serde_json::json!({ "host": host, "port": port }),
+                agent: None,
+                reason: format!(
+                    "a sandboxed command connects to {host}:{port}, which sandbox.network.allowedDomains does not list"
+                ),
+                rule: None,
+                allow_always_rules: Vec::new(),
+                reject_always_rules: Vec::new(),
+            };
+            match approver.ask(request).await {
+                ApprovalAnswer::AllowOnce => true,
+                ApprovalAnswer::AllowAlways => {
+                    always
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .insert(host);
+                    true
+                }
+                _ => false,
+            }
+        })
+    })
+}
