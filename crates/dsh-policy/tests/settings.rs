@@ -514,3 +514,49 @@ fn the_audit_section_is_checked_and_merged() {
     assert_eq!(merged.audit.max_files, Some(7));
     assert_eq!(merged.audit.mask_patterns, ["A", "B"]);
 }
+
+#[test]
+fn claude_codes_domain_lists_are_read_for_the_filtering_proxy() {
+    let s = Settings::from_str(
+        r#"{"sandbox": {"enabled": true, "network": {
+            "allowedDomains": ["github.com", "*.npmjs.org"], "deniedDomains": ["gist.github.com"],
+            "askUnknownDomains": true}}}"#,
+    )
+    .unwrap();
+    let d = s.sandbox_network.clone().unwrap();
+    assert_eq!(d.allowed_domains, ["github.com", "*.npmjs.org"]);
+    assert_eq!(d.denied_domains, ["gist.github.com"]);
+    assert!(d.ask_unknown_domains);
+    assert!(
+        !s.ignored.iter().any(|i| i.contains("Domains")),
+        "applied, not ignored: {:?}",
+        s.ignored
+    );
+    // The network itself stays off: only the proxy reaches out.
+    assert_eq!(s.sandbox_settings().unwrap().network, Some(false));
+    let own = Settings::from_str(
+        r#"{"sandbox": {"enabled": true, "network": {"httpProxyPort": 3128, "socksProxyPort": 1080}}}"#,
+    )
+    .unwrap();
+    let d = own.sandbox_network.unwrap();
+    assert_eq!(
+        (d.http_proxy_port, d.socks_proxy_port),
+        (Some(3128), Some(1080))
+    );
+    for (text, key) in [
+        (
+            r#"{"sandbox": {"network": {"allowedDomains": "github.com"}}}"#,
+            "sandbox.network.allowedDomains",
+        ),
+        (
+            r#"{"sandbox": {"network": {"httpProxyPort": 70000}}}"#,
+            "sandbox.network.httpProxyPort",
+        ),
+        (
+            r#"{"sandbox": {"network": {"askUnknownDomains": "yes"}}}"#,
+            "sandbox.network.askUnknownDomains",
+        ),
+    ] {
+        assert_eq!(err(text).key(), Some(key), "{text}");
+    }
+}
