@@ -241,6 +241,9 @@ pub struct Pipeline {
     registry: ToolRegistry,
     permissions: PermissionMiddleware,
     hooks: Option<dsh_hooks::HooksMiddleware>,
+    /// Where the filtering proxy's connection records go, once the audit
+    /// log is open.
+    connection_log: network::ConnectionLog,
     executor: Executor,
     cwd: PathBuf,
     settings: Settings,
@@ -329,10 +332,12 @@ impl Pipeline {
             })
         });
         // Claude Code's domain lists: the network through a filtering proxy.
+        let connection_log = network::ConnectionLog::default();
         let network = network::start(
             settings.sandbox_network.as_ref(),
             config.sandbox.as_ref(),
             &permissions,
+            connection_log.clone(),
         )
         .map_err(HarnessError::Proxied)?;
         // The proxy lives as long as the executor holds its closures.
@@ -385,6 +390,7 @@ impl Pipeline {
             registry,
             permissions,
             hooks,
+            connection_log,
             executor,
             cwd,
             settings,
@@ -485,6 +491,11 @@ impl Pipeline {
         observer: Option<dsh_audit::RecordObserver>,
     ) -> Result<Option<dsh_audit::AuditMiddleware>, HarnessError> {
         let log = self.audit_log(enabled_by_default)?;
+        // The filtering proxy's connections go to the same log.
+        *self
+            .connection_log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = log.clone();
         if log.is_none() && observer.is_none() {
             return Ok(None);
         }

@@ -2,7 +2,7 @@
 //! `sandbox.network` lists applied by a filtering proxy (`dsh-netproxy`)
 //! that the kernel leaves as the only way out (see `dsh-sandbox`).
 
-use dsh_netproxy::{AskFn, DomainRules, NetProxy, ProxyConfig};
+use dsh_netproxy::{AskFn, ConnectionEvent, DomainRules, EventFn, NetProxy, ProxyConfig};
 use dsh_policy::{ApprovalAnswer, ApprovalRequest, NetworkDomains, PermissionMiddleware};
 use dsh_tool_bash::NetworkProxy;
 use std::collections::HashSet;
@@ -19,6 +19,7 @@ pub(crate) fn start(
     domains: Option<&NetworkDomains>,
     sandbox: Option<&dsh_sandbox::SandboxPolicy>,
     permissions: &PermissionMiddleware,
+    audit: ConnectionLog,
 ) -> Result<Option<NetworkProxy>, String> {
     let (Some(domains), Some(sandbox)) = (domains, sandbox) else {
         return Ok(None);
@@ -48,7 +49,7 @@ pub(crate) fn start(
         .ask_unknown_domains
         .then(|| asker(permissions.clone()));
     let proxy = Arc::new(
-        NetProxy::bind(config, ask, None)
+        NetProxy::bind(config, ask, Some(recorder(audit, sandbox.mode.as_str())))
             .map_err(|e| format!("cannot start the sandbox's network proxy: {e}"))?,
     );
     let (env_of, denials_of) = (proxy.clone(), proxy.clone());
@@ -58,6 +59,55 @@ pub(crate) fn start(
         denials: Arc::new(move |client: &str| denials_of.take_denials(client)),
     };
     Ok(Some(net))
+}
+
+/// Where connection records go once the audit log is open.
+pub(crate) type ConnectionLog = Arc<Mutex<Option<dsh_audit::AuditLog>>>;
+
+/// Writes one audit record per connection the proxy allowed or refused:
+/// tool `network`, the host, port and protocol as its arguments, the call
+/// (the proxy URL's user name) as its id.
+fn recorder(audit: ConnectionLog, sandbox: &'static str) -> EventFn {
+    Arc::new(move |event: ConnectionEvent| {
+        let log = audit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let Some(log) = log else {
+            return;
+        };
+        let now = dsh_audit::time::epoch_ms(std::time::SystemTime::now());
+        let record = dsh_audit::CallRecord {
+            v: dsh_audit::RECORD_VERSION,
+            time: dsh_audit::time::format_rfc3339_ms(now),
+            call_id: event.client.clone().unwrap_or_else(|| "network".into()),
+            tool: "network".into(),
+            agent: None,
+            client: None,
+            session: None,
+            arguments: serde_json::json!({
+                "host": event.host,
+                "port": event.port,
+                "protocol": event.protocol,
+            }),
+            decision: Some(dsh_audit::RecordedDecision {
+                verdict: if event.allowed { "allow" } else { "deny" }.into(),
+                origin: Some("sandbox".into()),
+                reason: event.reason.clone(),
+                ..dsh_audit::RecordedDecision::default()
+            }),
+            outcome: dsh_audit::Outcome {
+                is_error: !event.allowed,
+                ..dsh_audit::Outcome::default()
+            },
+            duration_ms: 0,
+            output_bytes: 0,
+            sandbox: sandbox.to_owned(),
+            traceparent: None,
+            tracestate: None,
+        };
+        log.submit(record.to_line());
+    })
 }
 
 /// A proxy of the user's own on loopback ports: reachable, and named in
