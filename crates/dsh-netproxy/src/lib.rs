@@ -74,7 +74,10 @@ pub struct ProxyConfig {
     /// Destinations in private (RFC 1918, CGNAT 100.64/10, ULA fc00::/7),
     /// loopback, link-local (169.254/16, fe80::/10), unspecified, multicast and
     /// broadcast ranges, and the IPv4-mapped forms of these, are refused
-    /// unless `rules` allows local connections (see [`is_private`]). Every
+    /// unless `rules` allows local connections (see [`is_private`]) or an
+    /// allowed entry names the host exactly (a name or an address, not a
+    /// `*.` wildcard: the user named that host, which may be an internal
+    /// one; a name a wildcard allowed cannot rebind to the inside). Every
     /// address a name resolves to must pass, not only the first.
     pub rules: DomainRules,
     /// A destination neither allowed nor denied is put to the [`AskFn`]

@@ -300,32 +300,35 @@ async fn denied_and_unlisted_get_403() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn private_addresses_are_denied_unless_local_allowed() {
+async fn private_addresses_are_denied_unless_the_host_is_listed_exactly() {
     let port = origin().await;
-    let resolve = [("ten.test", "10.0.0.1"), ("lo.test", "127.0.0.1")];
+    let resolve = [
+        ("ten.wild.test", "10.0.0.1"),
+        ("lo.wild.test", "127.0.0.1"),
+        ("lo.test", "127.0.0.1"),
+    ];
     let (proxy, _) = start(
-        config(&["ten.test", "lo.test", "127.0.0.1"], &[], false, &resolve),
+        config(
+            &["*.wild.test", "lo.test", "127.0.0.1"],
+            &[],
+            false,
+            &resolve,
+        ),
         None,
     )
     .await;
     let via = http_proxy(&proxy, "c");
-    let r = curl(&strings(&["-x", &via, "http://ten.test/"])).await;
+    // Allowed by a wildcard only: a rebinding name reaches nothing inside.
+    let r = curl(&strings(&["-x", &via, "http://ten.wild.test/"])).await;
     assert_eq!(r.code, "403", "{}", r.output);
     assert_eq!(
         r.denied_header().as_deref(),
         Some("resolves to a private address 10.0.0.1")
     );
-    let r = curl(&strings(&["-x", &via, &format!("http://lo.test:{port}/")])).await;
-    assert_eq!(
-        r.denied_header().as_deref(),
-        Some("resolves to a private address 127.0.0.1"),
-        "{}",
-        r.output
-    );
     let r = curl(&strings(&[
         "-x",
         &via,
-        &format!("http://127.0.0.1:{port}/"),
+        &format!("http://lo.wild.test:{port}/"),
     ]))
     .await;
     assert_eq!(
@@ -334,6 +337,14 @@ async fn private_addresses_are_denied_unless_local_allowed() {
         "{}",
         r.output
     );
+    // Named exactly (a host, or an address): the user meant that host.
+    for url in [
+        format!("http://lo.test:{port}/"),
+        format!("http://127.0.0.1:{port}/"),
+    ] {
+        let r = curl(&strings(&["-x", &via, &url])).await;
+        assert_eq!(r.code, "200", "{url}: {}", r.output);
+    }
     // An unlisted literal address: not allowed (a name entry does not match it).
     let r = curl(&strings(&["-x", &via, "http://8.8.8.8/"])).await;
     assert_eq!(
@@ -476,14 +487,31 @@ async fn socks_request(proxy: &NetProxy, cmd: u8) -> [u8; 10] {
     reply
 }
 
+/// A SOCKS5 CONNECT to a name (ATYP 3), port 80: the reply's first 2 bytes.
+async fn socks_connect_name(proxy: &NetProxy, name: &str) -> [u8; 2] {
+    let mut s = TcpStream::connect(proxy.socks_addr()).await.unwrap();
+    s.write_all(&[5, 1, 0]).await.unwrap();
+    let mut method = [0u8; 2];
+    s.read_exact(&mut method).await.unwrap();
+    assert_eq!(method, [5, 0]);
+    let mut request = vec![5, 1, 0, 3, name.len() as u8];
+    request.extend_from_slice(name.as_bytes());
+    request.extend_from_slice(&[0, 80]);
+    s.write_all(&request).await.unwrap();
+    let mut reply = [0u8; 2];
+    s.read_exact(&mut reply).await.unwrap();
+    reply
+}
+
 #[tokio::test]
 async fn socks5_udp_associate_and_bind_refused() {
     let (proxy, _) = start(config(&["127.0.0.1"], &[], true, &[]), None).await;
     assert_eq!(socks_request(&proxy, 3).await[1], 0x07);
     assert_eq!(socks_request(&proxy, 2).await[1], 0x07);
-    // A literal private address, allowed by entry but not local: ruleset refusal.
-    let (strict, _) = start(config(&["127.0.0.1"], &[], false, &[]), None).await;
-    assert_eq!(socks_request(&strict, 1).await[1], 0x02);
+    // A private address a wildcard allowed: ruleset refusal.
+    let resolve = [("lo.wild.test", "127.0.0.1")];
+    let (strict, _) = start(config(&["*.wild.test"], &[], false, &resolve), None).await;
+    assert_eq!(socks_connect_name(&strict, "lo.wild.test").await[1], 0x02);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
