@@ -3,7 +3,7 @@
 //! that the kernel leaves as the only way out (see `dsh-sandbox`).
 
 use dsh_netproxy::{AskFn, ConnectionEvent, DomainRules, EventFn, NetProxy, ProxyConfig};
-use dsh_policy::{ApprovalAnswer, ApprovalRequest, NetworkDomains, PermissionMiddleware};
+use dsh_policy::{ApprovalAnswer, ApprovalRequest, Approver, NetworkDomains, PermissionMiddleware};
 use dsh_tool_bash::NetworkProxy;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -45,9 +45,10 @@ pub(crate) fn start(
         http_port: 0,
         socks_port: 0,
     };
+    let bound = Bound::default();
     let ask = domains
         .ask_unknown_domains
-        .then(|| asker(permissions.clone()));
+        .then(|| asker(permissions.clone(), bound.clone()));
     let proxy = Arc::new(
         NetProxy::bind(config, ask, Some(recorder(audit, sandbox.mode.as_str())))
             .map_err(|e| format!("cannot start the sandbox's network proxy: {e}"))?,
@@ -57,6 +58,9 @@ pub(crate) fn start(
         ports: vec![proxy.http_addr().port(), proxy.socks_addr().port()],
         env: Arc::new(move |client: &str| env_of.env(client)),
         denials: Arc::new(move |client: &str| denials_of.take_denials(client)),
+        started: domains
+            .ask_unknown_domains
+            .then(|| binder(permissions.clone(), bound)),
     };
     Ok(Some(net))
 }
@@ -134,17 +138,53 @@ fn users_own(domains: &NetworkDomains) -> NetworkProxy {
             env
         }),
         denials: Arc::new(|_client: &str| Vec::new()),
+        started: None,
     }
+}
+
+/// The approvers bound to the calls whose commands reach the proxy, by
+/// client name, most recent last (a few hundred at most).
+type Bound = Arc<Mutex<Vec<(String, Arc<dyn Approver>)>>>;
+
+/// How many calls' approvers are kept.
+const BOUND_CALLS: usize = 256;
+
+/// Binds the approver to the call starting a command, in that call's task.
+fn binder(permissions: PermissionMiddleware, bound: Bound) -> dsh_tool_bash::OnClient {
+    Arc::new(move |client: &str| {
+        let Some(approver) = permissions.approver() else {
+            return;
+        };
+        let approver = approver.for_this_call().unwrap_or(approver);
+        let mut calls = bound
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        calls.retain(|(c, _)| c != client);
+        if calls.len() >= BOUND_CALLS {
+            calls.remove(0);
+        }
+        calls.push((client.to_owned(), approver));
+    })
 }
 
 /// Asks about a domain no list names, through the permission layer's
 /// approver (the same person as any ask): *allow always* lets the host for
 /// the rest of the session. Nobody to ask: refused.
-fn asker(permissions: PermissionMiddleware) -> AskFn {
+fn asker(permissions: PermissionMiddleware, bound: Bound) -> AskFn {
     let always: Arc<Mutex<HashSet<String>>> = Arc::default();
-    Arc::new(move |host: String, port: u16| {
+    Arc::new(move |host: String, port: u16, client: Option<String>| {
         let permissions = permissions.clone();
         let always = always.clone();
+        // The call's own client when the command's call was bound to it.
+        let for_call = client.and_then(|client| {
+            bound
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .iter()
+                .rev()
+                .find(|(c, _)| *c == client)
+                .map(|(_, approver)| approver.clone())
+        });
         Box::pin(async move {
             let known = always
                 .lock()
@@ -153,7 +193,7 @@ fn asker(permissions: PermissionMiddleware) -> AskFn {
             if known {
                 return true;
             }
-            let Some(approver) = permissions.approver() else {
+            let Some(approver) = for_call.or_else(|| permissions.approver()) else {
                 return false;
             };
             let request = ApprovalRequest {

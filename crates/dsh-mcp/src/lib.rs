@@ -734,9 +734,37 @@ fn unanswered(answer: ApprovalAnswer) -> bool {
     )
 }
 
+/// [`ClientApprover`] bound to one call: asks that call's client from
+/// any task (its form goes to the session the call came on).
+struct BoundToCall(Arc<CallApproval>);
+
+impl Approver for BoundToCall {
+    fn answered_by(&self) -> String {
+        ClientApprover.answered_by()
+    }
+
+    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {
+        CALL.sync_scope(self.0.clone(), || ClientApprover.ask(request))
+    }
+
+    fn ask_noted(&self, request: ApprovalRequest) -> BoxFuture<'static, (ApprovalAnswer, String)> {
+        CALL.sync_scope(self.0.clone(), || ClientApprover.ask_noted(request))
+    }
+}
+
 impl Approver for ClientApprover {
     fn answered_by(&self) -> String {
         "client form".to_owned()
+    }
+
+    /// A stateless call is asked by answering it (`input_required`): not
+    /// possible while it runs, so it is not bound (such asks are refused).
+    fn for_this_call(&self) -> Option<Arc<dyn Approver>> {
+        let call = CALL.try_with(Arc::clone).ok()?;
+        if call.stateless {
+            return None;
+        }
+        Some(Arc::new(BoundToCall(call)))
     }
 
     fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalAnswer> {

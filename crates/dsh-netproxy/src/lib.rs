@@ -124,10 +124,12 @@ fn parse_resolve(text: &str) -> HashMap<String, Vec<IpAddr>> {
     map
 }
 
-/// Called for a name the rules neither allow nor deny when `ask_unknown`:
+/// Called for a name the rules neither allow nor deny when `ask_unknown`,
+/// with the host, the port and the client (the proxy URL's user name):
 /// returns whether to allow (the host decides, e.g. by asking a person).
-pub type AskFn =
-    Arc<dyn Fn(String, u16) -> futures::future::BoxFuture<'static, bool> + Send + Sync>;
+pub type AskFn = Arc<
+    dyn Fn(String, u16, Option<String>) -> futures::future::BoxFuture<'static, bool> + Send + Sync,
+>;
 
 /// One record per connection attempt, for an audit trail.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -196,7 +198,9 @@ impl Shared {
         }
         if verdict == Verdict::Ask {
             verdict = match &self.ask {
-                Some(ask) if ask(name.clone(), port).await => Verdict::Allow,
+                Some(ask) if ask(name.clone(), port, client.map(str::to_owned)).await => {
+                    Verdict::Allow
+                }
                 Some(_) => Verdict::Deny(DenyReason::Refused),
                 None => Verdict::Deny(DenyReason::NotAllowed),
             };
@@ -376,14 +380,15 @@ impl NetProxy {
     /// The variables a command needs: `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`
     /// (`socks5h://`), their lowercase forms, and `NO_PROXY`/`no_proxy` set to
     /// `""`, with `client` as the proxy URL's username
-    /// (`http://CLIENT@127.0.0.1:PORT`) so events and denials can be attributed
-    /// to one call. `client` is percent-encoded where needed.
+    /// (`http://CLIENT:dsh@127.0.0.1:PORT`: a password too, or git asks for
+    /// one) so events and denials can be attributed to one call. `client`
+    /// is percent-encoded where needed.
     pub fn env(&self, client: &str) -> Vec<(String, String)> {
         let user = encode_userinfo(client);
         let at = if user.is_empty() {
             String::new()
         } else {
-            format!("{user}@")
+            format!("{user}:dsh@")
         };
         let http = format!("http://{at}{}", self.http_addr);
         let socks = format!("socks5h://{at}{}", self.socks_addr);

@@ -519,7 +519,7 @@ async fn ask_callback_decides_unlisted_names() {
     let port = origin().await;
     let asked: Arc<Mutex<Vec<(String, u16)>>> = Arc::default();
     let log = asked.clone();
-    let ask: AskFn = Arc::new(move |host: String, port: u16| {
+    let ask: AskFn = Arc::new(move |host: String, port: u16, _client: Option<String>| {
         log.lock().unwrap().push((host.clone(), port));
         Box::pin(async move { host == "yes.test" })
     });

@@ -112,6 +112,15 @@ pub trait Approver: Send + Sync + 'static {
         let answer = self.ask(request);
         Box::pin(async move { (answer.await, by) })
     }
+
+    /// This approver bound to the call being served now, for a question
+    /// asked later from another task on that call's behalf (a sandboxed
+    /// command connecting to a domain no list names): `None` (the default)
+    /// when asking needs nothing of the call, or when the call cannot be
+    /// asked mid-way (then use the approver itself).
+    fn for_this_call(&self) -> Option<std::sync::Arc<dyn Approver>> {
+        None
+    }
 }
 
 /// An async closure as an [`Approver`].

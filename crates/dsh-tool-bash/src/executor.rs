@@ -284,10 +284,17 @@ pub struct NetworkProxy {
     pub env: PerClient,
     /// What the proxy refused for `client` since last asked: (host, why).
     pub denials: PerClient,
+    /// Called with `client` when a command that reaches the proxy starts,
+    /// in the task of the call that runs it (so what the proxy asks later
+    /// can go to that call's client).
+    pub started: Option<OnClient>,
 }
 
 /// Pairs of text for one client of the filtering proxy (a call).
 pub type PerClient = Arc<dyn Fn(&str) -> Vec<(String, String)> + Send + Sync>;
+
+/// Told the name of one client of the filtering proxy (a call).
+pub type OnClient = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// What a command's environment depends on beyond the configuration.
 #[derive(Clone, Copy)]
@@ -1225,6 +1232,15 @@ impl Inner {
             .as_ref()
             .filter(|a| a.proxied)
             .map(|_| proxy_client(call));
+        if let (Some(client), Some(started)) = (
+            &proxy,
+            self.config
+                .network_proxy
+                .as_ref()
+                .and_then(|n| n.started.as_ref()),
+        ) {
+            started(client);
+        }
         let mode = applied;
         let mut prepared = backend.prepare(call, &self.tag);
         if backend.clone3_allowed() {

@@ -351,6 +351,7 @@ async fn with_a_filtering_proxy_only_its_port_is_reachable_and_its_refusals_end_
             seen.lock().unwrap().push(client.to_owned());
             vec![("evil.test".to_owned(), "not in allowedDomains".to_owned())]
         }),
+        started: None,
     };
     let dir = TempDir::new("proxy");
     std::fs::create_dir_all(dir.0.join("proj")).unwrap();
