@@ -82,7 +82,7 @@ def require_pip() -> None:
 # --- the session ---------------------------------------------------------------
 
 
-@dataclass
+@dataclass(repr=False)
 class Ran:
     """A bash call's result, taken apart: the command's output, the
     proxy's refusals (host, why) and the exit code (None: killed)."""
@@ -93,8 +93,9 @@ class Ran:
     denials: list[tuple[str, str]]
     exit_code: int | None
 
-    def __str__(self) -> str:
-        return self.text
+    def __repr__(self) -> str:
+        # What an assertion message shows: the whole result, as the model saw it.
+        return "bash result:\n" + self.text
 
 
 def taken_apart(result: types.CallToolResult) -> Ran:
@@ -402,11 +403,14 @@ async def test_pip_downloads_a_wheel_from_an_allowed_index(dsh_bin: str, spawned
         simple_index(root, wheel)
         # New directories cannot be made in the project root itself.
         (dsh.project / "downloads").mkdir()
+        # pip ignores a plain-HTTP index on any host but localhost unless
+        # the host is trusted (that is pip's rule, not dsh's).
         ran = await dsh.bash(
             "python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --no-input "
-            f"--index-url {server.url('allowed.test', '/simple/')} demo==1.0 -d downloads"
+            f"--trusted-host allowed.test --index-url {server.url('allowed.test', '/simple/')} "
+            "demo==1.0 -d downloads"
         )
-        assert ran.exit_code == 0, ran
+        assert ran.exit_code == 0, (ran, server.seen.requests)
         assert ran.denials == [], ran
         landed = dsh.project / "downloads" / wheel.name
         assert landed.is_file(), (ran, sorted(p.name for p in (dsh.project / "downloads").iterdir()))
@@ -461,7 +465,7 @@ async def test_an_unlisted_domain_is_asked_about(
         dsh_bin, spawned, tmp_path, network=network, elicitation_callback=elicit
     ) as dsh:
         ran = await dsh.bash(f"{CURL} -f {server.url('other.test', '/hello.txt')}")
-        assert len(asked) == 1, asked
+        assert len(asked) == 1, (asked, ran)
         assert "other.test" in asked[0].message, asked[0]
         if answer == "decline":
             assert ran.exit_code != 0, ran
