@@ -176,7 +176,9 @@ async def dsh_session(
             async with stdio_client(params, errlog=errlog) as (read, write):
                 assert spawned.process is not None, "the SDK's spawn hook was not called"
                 pid = spawned.process.pid
-                async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S + 30, **callbacks) as session:
+                async with ClientSession(
+                    read, write, read_timeout_seconds=REQUEST_TIMEOUT_S + 30, **callbacks
+                ) as session:
                     with anyio.fail_after(REQUEST_TIMEOUT_S):
                         await session.initialize()
                     yield Dsh(session, project)
