@@ -77,7 +77,8 @@ pub struct ProxyConfig {
     /// unless `rules` allows local connections (see [`is_private`]) or an
     /// allowed entry names the host exactly (a name or an address, not a
     /// `*.` wildcard: the user named that host, which may be an internal
-    /// one; a name a wildcard allowed cannot rebind to the inside). Every
+    /// one; a name a wildcard allowed cannot rebind to the inside), or a
+    /// person approved the host when asked. Every
     /// address a name resolves to must pass, not only the first.
     pub rules: DomainRules,
     /// A destination neither allowed nor denied is put to the [`AskFn`]
@@ -196,7 +197,9 @@ impl Shared {
         if verdict == Verdict::Deny(DenyReason::NotAllowed) && self.config.ask_unknown {
             verdict = Verdict::Ask;
         }
-        if verdict == Verdict::Ask {
+        // A host a person approved by name is named exactly, as a listed one.
+        let asked = verdict == Verdict::Ask;
+        if asked {
             verdict = match &self.ask {
                 Some(ask) if ask(name.clone(), port, client.map(str::to_owned)).await => {
                     Verdict::Allow
@@ -216,7 +219,10 @@ impl Shared {
                 return Err(OpenError::Failed(e));
             }
         };
-        if !self.config.rules.allows_local() && !self.config.rules.names_exactly(&host, port) {
+        if !self.config.rules.allows_local()
+            && !asked
+            && !self.config.rules.names_exactly(&host, port)
+        {
             if let Some(ip) = addrs.iter().map(SocketAddr::ip).find(|ip| is_private(*ip)) {
                 let reason = DenyReason::PrivateAddress(ip);
                 self.record(&name, port, client, protocol, Some(&reason), None);
