@@ -29,7 +29,7 @@
 //! let proxy = NetProxy::start(config, None, None).await?;
 //! // Give these to the sandboxed command; its denials come back by name.
 //! let env = proxy.env("call-1");
-//! let https = format!("http://call-1@{}", proxy.http_addr());
+//! let https = format!("http://call-1:dsh@{}", proxy.http_addr());
 //! assert!(env.contains(&("HTTPS_PROXY".to_string(), https)));
 //! assert!(proxy.take_denials("call-1").is_empty());
 //! proxy.shutdown().await;

@@ -694,12 +694,12 @@ async fn connection_limit_answers_503() {
 async fn env_names_the_client() {
     let (proxy, _) = start(config(&[], &[], false, &[]), None).await;
     let env: HashMap<String, String> = proxy.env("call 7").into_iter().collect();
-    let http = format!("http://call%207@{}", proxy.http_addr());
+    let http = format!("http://call%207:dsh@{}", proxy.http_addr());
     assert_eq!(env["HTTP_PROXY"], http);
     assert_eq!(env["https_proxy"], http);
     assert_eq!(
         env["ALL_PROXY"],
-        format!("socks5h://call%207@{}", proxy.socks_addr())
+        format!("socks5h://call%207:dsh@{}", proxy.socks_addr())
     );
     assert_eq!(env["all_proxy"], env["ALL_PROXY"]);
     assert_eq!(env["NO_PROXY"], "");
