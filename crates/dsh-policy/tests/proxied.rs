@@ -3,6 +3,10 @@
 //! `bash_write`'s input; rules naming the tool with a specifier; a held
 //! definition asking whatever the rules say.
 
+#[path = "support/temp_dir.rs"]
+mod temp_dir;
+use temp_dir::TempDir;
+
 use dsh_policy::{
     ApprovalAnswer, ApprovalRequest, Approver, Decision, Mode, Origin, PermissionMiddleware,
     PermissionPolicy, PermissionRules, RuleList,
@@ -67,29 +71,8 @@ const READ: &[(&str, ArgumentMeaning)] = &[("path", Read), ("head", Data)];
 const WRITE: &[(&str, ArgumentMeaning)] = &[("path", Write), ("content", Data)];
 const EXEC: &[(&str, ArgumentMeaning)] = &[("command", Argv), ("directory", Workdir)];
 
-/// A directory removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn project() -> TempDir {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = TempDir(std::env::temp_dir().join(format!(
-        "dsh-proxied-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    )));
-    std::fs::create_dir_all(dir.path()).unwrap();
+    let dir = TempDir::new("proxied");
     std::fs::write(dir.path().join(".env"), "KEY=1").unwrap();
     std::fs::write(dir.path().join("notes.txt"), "hi").unwrap();
     std::fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();

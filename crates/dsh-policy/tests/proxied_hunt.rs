@@ -7,11 +7,14 @@
 //! 5.9 and fish 3.6); the one still ignored needs a case-insensitive file
 //! system to fail.
 
+#[path = "support/temp_dir.rs"]
+mod temp_dir;
+use temp_dir::TempDir;
+
 use dsh_policy::{Decision, Mode, PermissionPolicy, PermissionRules};
 use dsh_tools::{ArgumentMeaning, ArgumentMeanings};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
 use ArgumentMeaning::*;
 
@@ -81,28 +84,8 @@ const GIT_DIFF: Meanings = &[
 ];
 const GIT_CHECKOUT: Meanings = &[("repo_path", Write), ("branch_name", Operand)];
 
-/// A directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn project() -> TempDir {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = TempDir(std::env::temp_dir().join(format!(
-        "dsh-proxied-hunt-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    )));
+    let dir = TempDir::new("proxied-hunt");
     let p = dir.path();
     std::fs::create_dir_all(p.join(".git/hooks")).unwrap();
     std::fs::create_dir_all(p.join(".claude")).unwrap();
