@@ -63,6 +63,9 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Denials kept per client between two [`NetProxy::take_denials`].
 const MAX_DENIALS: usize = 64;
+
+/// Clients whose denials are kept at once.
+const MAX_CLIENTS: usize = 1024;
 /// Copy buffers for tunnels and response bodies.
 const COPY_BUFFER: usize = 128 * 1024;
 
@@ -281,7 +284,13 @@ impl Shared {
     ) {
         if let Some(reason) = denied {
             let mut all = self.denials.lock().unwrap_or_else(|p| p.into_inner());
-            let list = all.entry(client.unwrap_or("").to_string()).or_default();
+            // A client nobody collects from (a name a command made up, a
+            // call that ended early) must not grow the map without bound.
+            let name = client.unwrap_or("");
+            if !all.contains_key(name) && all.len() >= MAX_CLIENTS {
+                all.clear();
+            }
+            let list = all.entry(name.to_string()).or_default();
             if list.len() < MAX_DENIALS {
                 list.push((host.to_string(), reason.as_sentence()));
             }

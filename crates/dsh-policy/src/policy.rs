@@ -1391,8 +1391,10 @@ impl PermissionPolicy {
 }
 
 /// Directories whose files configure what runs, protected from edits that
-/// a mode allows unasked; Claude Code's list, with its exemptions.
-pub const PROTECTED_DIRS: &[&str] = &[".git", ".claude", ".vscode", ".idea"];
+/// a mode allows unasked; Claude Code's list, with its exemptions, and
+/// `.dsh` (the accepted definitions of proxied tools: an agent that could
+/// edit them could release a tool held for a person).
+pub const PROTECTED_DIRS: &[&str] = &[".git", ".claude", ".vscode", ".idea", ".dsh"];
 
 /// Under `.claude`, what Claude Code lets modes edit.
 const PROTECTED_EXEMPT: &[&str] = &["commands", "agents", "skills"];

@@ -1391,7 +1391,19 @@ impl Settings {
                 || !layer.sandbox_allow_write.is_empty()
                 || layer.sandbox_network.is_some()
             {
-                out.sandbox_network = layer.sandbox_network.or(out.sandbox_network.take());
+                // Lists join across files, so a deny anywhere holds; the
+                // most specific file's single values win.
+                out.sandbox_network = match (out.sandbox_network.take(), layer.sandbox_network) {
+                    (Some(mut all), Some(more)) => {
+                        all.allowed_domains.extend(more.allowed_domains);
+                        all.denied_domains.extend(more.denied_domains);
+                        all.ask_unknown_domains = more.ask_unknown_domains;
+                        all.http_proxy_port = more.http_proxy_port.or(all.http_proxy_port);
+                        all.socks_proxy_port = more.socks_proxy_port.or(all.socks_proxy_port);
+                        Some(all)
+                    }
+                    (all, more) => more.or(all),
+                };
                 out.sandbox = layer.sandbox.or(out.sandbox.take());
                 out.sandbox_enabled = layer.sandbox_enabled.or(out.sandbox_enabled);
                 out.sandbox_escalation = layer.sandbox_escalation.or(out.sandbox_escalation);

@@ -560,3 +560,20 @@ fn claude_codes_domain_lists_are_read_for_the_filtering_proxy() {
         assert_eq!(err(text).key(), Some(key), "{text}");
     }
 }
+
+#[test]
+fn domain_lists_join_across_files_so_a_deny_anywhere_holds() {
+    let user = Settings::from_str(
+        r#"{"sandbox": {"network": {"deniedDomains": ["evil.example.com"], "httpProxyPort": 3128}}}"#,
+    )
+    .unwrap();
+    let project = Settings::from_str(
+        r#"{"sandbox": {"enabled": true, "network": {"allowedDomains": ["*.example.com"]}}}"#,
+    )
+    .unwrap();
+    let (merged, _) = Settings::merge(vec![("u".into(), user), ("p".into(), project)]);
+    let d = merged.sandbox_network.unwrap();
+    assert_eq!(d.allowed_domains, ["*.example.com"]);
+    assert_eq!(d.denied_domains, ["evil.example.com"]);
+    assert_eq!(d.http_proxy_port, Some(3128));
+}

@@ -18,7 +18,7 @@
 //! let plan = confine(&policy, &[Path::new("/work/proj").into()], Path::new("/tmp/dsh-tmp")).unwrap();
 //! assert!(plan.block_network);
 //! assert_eq!(plan.writable[0].path, Path::new("/work/proj"));
-//! assert_eq!(plan.writable[0].read_only_names, [".git", ".claude", ".vscode", ".idea"]);
+//! assert_eq!(plan.writable[0].read_only_names, [".git", ".claude", ".vscode", ".idea", ".dsh"]);
 //! assert_eq!(plan.required_abi().0, 6); // TCP (4) and scoping (6)
 //! ```
 //!
@@ -186,8 +186,9 @@ impl Default for SandboxPolicy {
 /// Names inside a working directory that stay read-only: what is in them
 /// configures what runs (git hooks, `core.fsmonitor`, agent settings).
 /// `.git` may be a directory or a pointer file (`gitdir: …`) that sends git
-/// elsewhere; `.vscode` and `.idea` hold tasks an editor runs.
-pub const PROTECTED_NAMES: &[&str] = &[".git", ".claude", ".vscode", ".idea"];
+/// elsewhere; `.vscode` and `.idea` hold tasks an editor runs; `.dsh`
+/// holds the accepted definitions of proxied tools.
+pub const PROTECTED_NAMES: &[&str] = &[".git", ".claude", ".vscode", ".idea", ".dsh"];
 
 /// At most this many directory entries are looked at, in all, by the walk
 /// that finds denied files and protected names below the working
@@ -695,11 +696,11 @@ mod tests {
         // .git listed as a writable root is writable; .claude still is not.
         assert_eq!(
             plan.writable[0].read_only_names,
-            [".claude", ".vscode", ".idea"]
+            [".claude", ".vscode", ".idea", ".dsh"]
         );
         assert_eq!(
             plan.writable[1].read_only_names,
-            [".git", ".claude", ".vscode", ".idea"]
+            [".git", ".claude", ".vscode", ".idea", ".dsh"]
         );
         assert!(plan.block_network);
     }

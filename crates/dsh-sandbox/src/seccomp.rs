@@ -383,7 +383,9 @@ fn table(options: SeccompOptions) -> Table {
     );
     if !options.network && options.stream_only {
         // Refused: any domain but IPv4 and IPv6, any type but a stream
-        // (the low four bits; the rest are flags), MPTCP.
+        // (the low four bits; the rest are flags), any protocol but TCP
+        // (SCTP, MPTCP, SMC make stream sockets Landlock's TCP rules do
+        // not govern).
         let mut refused = vec![vec![
             low(0, Cmp::Ne(libc::AF_INET as u64)),
             low(0, Cmp::Ne(libc::AF_INET6 as u64)),
@@ -397,7 +399,10 @@ fn table(options: SeccompOptions) -> Table {
                 },
             )]);
         }
-        refused.push(vec![low(2, Cmp::Eq(IPPROTO_MPTCP))]);
+        refused.push(vec![
+            low(2, Cmp::Ne(0)),
+            low(2, Cmp::Ne(libc::IPPROTO_TCP as u64)),
+        ]);
         table.insert(nr(libc::SYS_socket), eperm(refused));
     }
     if options.network {

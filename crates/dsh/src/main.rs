@@ -826,7 +826,7 @@ fn sandbox_status(json: bool) -> ExitCode {
         n => n.to_string(),
     };
     let root_writes = if status.namespaces {
-        "mount namespace (.git, .claude, .vscode and .idea bound read-only at any depth; \
+        "mount namespace (.git, .claude, .vscode, .idea and .dsh bound read-only at any depth; \
          new files in the project root allowed, new directories not; every other mount \
          read-only, so no mode, time or attribute change outside the roots)"
     } else {

@@ -356,8 +356,10 @@ impl Pins {
     /// Runs `change` on the file as it is on disk now, under the lock, and
     /// writes it when `change` says it changed something.
     fn update<T>(&self, change: impl FnOnce(&mut PinsFile) -> (T, bool)) -> Result<T, String> {
-        let mut state = lock(&self.state);
+        // The other process's lock is waited for before this one's state
+        // is locked: a call checking its hold never waits on another dsh.
         let _guard = DirLock::take(&self.path)?;
+        let mut state = lock(&self.state);
         self.refresh(&mut state)?;
         let (out, changed) = change(&mut state.file);
         if changed {
