@@ -38,8 +38,8 @@ impl Request {
             .map(|(_, v)| v.as_slice())
     }
 
-    /// The username of `Proxy-Authorization: Basic …`, if any.
-    fn client(&self) -> Option<String> {
+    /// The user name and password of `Proxy-Authorization: Basic …`, if any.
+    fn client(&self) -> Option<(String, String)> {
         let value = std::str::from_utf8(self.header("proxy-authorization")?)
             .ok()?
             .trim();
@@ -51,8 +51,8 @@ impl Request {
             .decode(token.trim())
             .ok()?;
         let text = String::from_utf8_lossy(&decoded);
-        let user = text.split(':').next().unwrap_or("");
-        (!user.is_empty()).then(|| user.to_string())
+        let (user, password) = text.split_once(':').unwrap_or((&text, ""));
+        (!user.is_empty()).then(|| (user.to_string(), password.to_string()))
     }
 }
 
@@ -261,7 +261,11 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
         .await;
     };
     let leftover = buf[head_len..].to_vec();
-    let who = request.client();
+    // A name counts only with the password `env` gave it: a command cannot
+    // speak for another call.
+    let who = request
+        .client()
+        .and_then(|(user, password)| shared.verified(&user, &password));
     if request.method.eq_ignore_ascii_case("CONNECT") {
         connect(client, shared, &request, who, leftover).await;
     } else {

@@ -29,8 +29,9 @@
 //! let proxy = NetProxy::start(config, None, None).await?;
 //! // Give these to the sandboxed command; its denials come back by name.
 //! let env = proxy.env("call-1");
-//! let https = format!("http://call-1:dsh@{}", proxy.http_addr());
-//! assert!(env.contains(&("HTTPS_PROXY".to_string(), https)));
+//! // `http://call-1:TOKEN@127.0.0.1:PORT`: only who holds the token speaks for call-1.
+//! let (_, https) = env.iter().find(|(name, _)| name == "HTTPS_PROXY").unwrap();
+//! assert!(https.starts_with("http://call-1:"));
 //! assert!(proxy.take_denials("call-1").is_empty());
 //! proxy.shutdown().await;
 //! # Ok(())
@@ -161,6 +162,9 @@ pub(crate) struct Shared {
     ask: Option<AskFn>,
     events: Option<EventFn>,
     denials: Mutex<HashMap<String, Vec<(String, String)>>>,
+    /// The password [`NetProxy::env`] gave each client: a request names a
+    /// client only with it.
+    tokens: Mutex<HashMap<String, String>>,
 }
 
 /// Why [`Shared::open`] did not return a connection.
@@ -171,6 +175,35 @@ pub(crate) enum OpenError {
 }
 
 impl Shared {
+    /// The password of `client`, made on first use.
+    fn token_for(&self, client: &str) -> String {
+        let mut tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
+        if !tokens.contains_key(client) && tokens.len() >= MAX_CLIENTS {
+            tokens.clear();
+        }
+        tokens
+            .entry(client.to_owned())
+            .or_insert_with(|| {
+                let mut bytes = [0u8; 16];
+                // Without randomness no call can be named: an empty token
+                // matches no password a request carries.
+                if getrandom::fill(&mut bytes).is_err() {
+                    return String::new();
+                }
+                bytes.iter().map(|b| format!("{b:02x}")).collect()
+            })
+            .clone()
+    }
+
+    /// `user` when `password` is the one [`NetProxy::env`] gave it.
+    pub(crate) fn verified(&self, user: &str, password: &str) -> Option<String> {
+        let tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
+        tokens
+            .get(user)
+            .filter(|t| !t.is_empty() && t.as_bytes() == password.as_bytes())
+            .map(|_| user.to_owned())
+    }
+
     /// Decides on `raw_host:port`, resolves, checks addresses and connects;
     /// records the event and any denial.
     pub(crate) async fn open(
@@ -354,6 +387,7 @@ impl NetProxy {
             ask,
             events,
             denials: Mutex::new(HashMap::new()),
+            tokens: Mutex::new(HashMap::new()),
         });
         let stop = CancellationToken::new();
         let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
@@ -395,15 +429,16 @@ impl NetProxy {
     /// The variables a command needs: `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`
     /// (`socks5h://`), their lowercase forms, and `NO_PROXY`/`no_proxy` set to
     /// `""`, with `client` as the proxy URL's username
-    /// (`http://CLIENT:dsh@127.0.0.1:PORT`: a password too, or git asks for
-    /// one) so events and denials can be attributed to one call. `client`
-    /// is percent-encoded where needed.
+    /// and a random password for it (`http://CLIENT:TOKEN@127.0.0.1:PORT`;
+    /// without a password git asks for one), so events, denials and asks
+    /// can be attributed to one call — and only by whoever was given that
+    /// call's variables. `client` is percent-encoded where needed.
     pub fn env(&self, client: &str) -> Vec<(String, String)> {
         let user = encode_userinfo(client);
         let at = if user.is_empty() {
             String::new()
         } else {
-            format!("{user}:dsh@")
+            format!("{user}:{}@", self.shared.token_for(client))
         };
         let http = format!("http://{at}{}", self.http_addr);
         let socks = format!("socks5h://{at}{}", self.socks_addr);

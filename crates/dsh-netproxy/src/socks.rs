@@ -43,11 +43,12 @@ async fn reply(stream: &mut TcpStream, code: u8, bound: Option<SocketAddr>) {
     let _ = stream.write_all(&out).await;
 }
 
-/// What the handshake yields: the destination and the client's name.
+/// What the handshake yields: the destination and the client's name and
+/// password (RFC 1929), not yet checked.
 struct Request {
     host: String,
     port: u16,
-    client: Option<String>,
+    client: Option<(String, String)>,
 }
 
 /// The handshake up to the request; `Err(Some(code))` is answered with that
@@ -78,7 +79,8 @@ async fn handshake(stream: &mut TcpStream) -> Result<Request, Option<u8>> {
         stream.read_exact(&mut password).await.map_err(io)?;
         stream.write_all(&[0x01, 0x00]).await.map_err(io)?;
         let user = String::from_utf8_lossy(&user).into_owned();
-        client = (!user.is_empty()).then_some(user);
+        let password = String::from_utf8_lossy(&password).into_owned();
+        client = (!user.is_empty()).then_some((user, password));
     } else if methods.contains(&0x00) {
         stream.write_all(&[0x05, 0x00]).await.map_err(io)?;
     } else {
@@ -137,7 +139,10 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
         .open(
             &request.host,
             request.port,
-            request.client.as_deref(),
+            request
+                .client
+                .and_then(|(user, password)| shared.verified(&user, &password))
+                .as_deref(),
             "socks5",
         )
         .await

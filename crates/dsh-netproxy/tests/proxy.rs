@@ -163,8 +163,10 @@ async fn curl(args: &[String]) -> Curl {
     }
 }
 
+/// The HTTP proxy URL naming `client`, as a command gets it.
 fn http_proxy(p: &NetProxy, client: &str) -> String {
-    format!("http://{client}@{}", p.http_addr())
+    let env: HashMap<String, String> = p.env(client).into_iter().collect();
+    env["HTTP_PROXY"].clone()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -438,7 +440,8 @@ async fn socks5_with_curl() {
     let port = origin().await;
     let resolve = [("allowed.test", "127.0.0.1"), ("nope.test", "127.0.0.1")];
     let (proxy, events) = start(config(&["allowed.test"], &[], true, &resolve), None).await;
-    let via = format!("socks5h://alice@{}", proxy.socks_addr());
+    let env: HashMap<String, String> = proxy.env("alice").into_iter().collect();
+    let via = env["ALL_PROXY"].clone();
     let r = curl(&strings(&[
         "-x",
         &via,
@@ -694,13 +697,23 @@ async fn connection_limit_answers_503() {
 async fn env_names_the_client() {
     let (proxy, _) = start(config(&[], &[], false, &[]), None).await;
     let env: HashMap<String, String> = proxy.env("call 7").into_iter().collect();
-    let http = format!("http://call%207:dsh@{}", proxy.http_addr());
-    assert_eq!(env["HTTP_PROXY"], http);
-    assert_eq!(env["https_proxy"], http);
+    let http = &env["HTTP_PROXY"];
+    let token = http
+        .strip_prefix("http://call%207:")
+        .and_then(|rest| rest.strip_suffix(&format!("@{}", proxy.http_addr())))
+        .unwrap_or_else(|| panic!("{http}"));
+    assert!(
+        token.len() == 32 && token.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{token}"
+    );
+    assert_eq!(&env["https_proxy"], http);
     assert_eq!(
         env["ALL_PROXY"],
-        format!("socks5h://call%207:dsh@{}", proxy.socks_addr())
+        format!("socks5h://call%207:{token}@{}", proxy.socks_addr())
     );
+    // Another call gets another password; the same call the same one.
+    assert_ne!(http_proxy(&proxy, "call 8"), http_proxy(&proxy, "call 9"));
+    assert_eq!(&http_proxy(&proxy, "call 7"), http);
     assert_eq!(env["all_proxy"], env["ALL_PROXY"]);
     assert_eq!(env["NO_PROXY"], "");
     assert_eq!(env["no_proxy"], "");
@@ -711,4 +724,18 @@ async fn env_names_the_client() {
 fn malformed_pattern_is_named() {
     let err = DomainRules::new(&strings(&["ok.com", "bad*.com"]), &[], false).unwrap_err();
     assert!(err.contains("bad*.com"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_is_named_only_with_its_password() {
+    let (proxy, _) = start(config(&[], &[], false, &[]), None).await;
+    let genuine = http_proxy(&proxy, "c1");
+    let r = curl(&strings(&["-x", &genuine, "http://nope.test/"])).await;
+    assert_eq!(r.code, "403", "{}", r.output);
+    assert_eq!(proxy.take_denials("c1").len(), 1);
+    // Another call's name without its password speaks for nobody.
+    let forged = format!("http://c1:guess@{}", proxy.http_addr());
+    let r = curl(&strings(&["-x", &forged, "http://nope.test/"])).await;
+    assert_eq!(r.code, "403", "{}", r.output);
+    assert!(proxy.take_denials("c1").is_empty());
 }
