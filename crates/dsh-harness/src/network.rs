@@ -121,21 +121,13 @@ fn users_own(domains: &NetworkDomains) -> NetworkProxy {
     NetworkProxy {
         ports: http.into_iter().chain(socks).collect(),
         env: Arc::new(move |_client: &str| {
-            let mut env = Vec::new();
-            if let Some(port) = http {
-                for name in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
-                    env.push((name.to_owned(), format!("http://127.0.0.1:{port}")));
-                }
-            }
-            if let Some(port) = socks {
-                for name in ["ALL_PROXY", "all_proxy"] {
-                    env.push((name.to_owned(), format!("socks5h://127.0.0.1:{port}")));
-                }
-            }
-            for name in ["NO_PROXY", "no_proxy"] {
-                env.push((name.to_owned(), String::new()));
-            }
-            env
+            dsh_netproxy::proxy_variables(
+                http.map(|port| format!("http://127.0.0.1:{port}"))
+                    .as_deref(),
+                socks
+                    .map(|port| format!("socks5h://127.0.0.1:{port}"))
+                    .as_deref(),
+            )
         }),
         denials: Arc::new(|_client: &str| Vec::new()),
         started: None,

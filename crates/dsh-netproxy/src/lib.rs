@@ -440,19 +440,10 @@ impl NetProxy {
         } else {
             format!("{user}:{}@", self.shared.token_for(client))
         };
-        let http = format!("http://{at}{}", self.http_addr);
-        let socks = format!("socks5h://{at}{}", self.socks_addr);
-        let mut vars = Vec::new();
-        for (name, value) in [
-            ("HTTP_PROXY", &http),
-            ("HTTPS_PROXY", &http),
-            ("ALL_PROXY", &socks),
-            ("NO_PROXY", &String::new()),
-        ] {
-            vars.push((name.to_string(), value.clone()));
-            vars.push((name.to_lowercase(), value.clone()));
-        }
-        vars
+        proxy_variables(
+            Some(&format!("http://{at}{}", self.http_addr)),
+            Some(&format!("socks5h://{at}{}", self.socks_addr)),
+        )
     }
 
     /// Denials since the last take for this client: (host, reason sentence).
@@ -478,6 +469,25 @@ impl Drop for NetProxy {
     fn drop(&mut self) {
         self.stop.cancel();
     }
+}
+
+/// The variables that send a command's traffic to these proxies, in both
+/// cases: `HTTP_PROXY` and `HTTPS_PROXY` to `http`, `ALL_PROXY` to `socks`
+/// (each only when given), `NO_PROXY` empty.
+pub fn proxy_variables(http: Option<&str>, socks: Option<&str>) -> Vec<(String, String)> {
+    let mut vars = Vec::new();
+    for (name, value) in [
+        ("HTTP_PROXY", http),
+        ("HTTPS_PROXY", http),
+        ("ALL_PROXY", socks),
+        ("NO_PROXY", Some("")),
+    ] {
+        if let Some(value) = value {
+            vars.push((name.to_string(), value.to_string()));
+            vars.push((name.to_lowercase(), value.to_string()));
+        }
+    }
+    vars
 }
 
 fn encode_userinfo(s: &str) -> String {

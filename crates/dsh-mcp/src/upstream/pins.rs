@@ -56,6 +56,24 @@ pub struct PinsFile {
     pub pending: BTreeMap<String, Pending>,
 }
 
+impl PinsFile {
+    /// Moves the pending definition of `name` to the accepted ones;
+    /// whether there was one.
+    fn accept(&mut self, name: &str) -> bool {
+        let Some(p) = self.pending.remove(name) else {
+            return false;
+        };
+        self.tools.insert(
+            name.to_owned(),
+            Pin {
+                digest: p.digest,
+                definition: p.definition,
+            },
+        );
+        true
+    }
+}
+
 /// An accepted definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -329,17 +347,7 @@ impl Pins {
     pub fn accept(&self, name: &str, digest: &str) -> Result<(), String> {
         let mut missing = false;
         self.update(|file| match file.pending.get(name) {
-            Some(p) if p.digest == digest => {
-                let p = file.pending.remove(name).expect("just found");
-                file.tools.insert(
-                    name.to_owned(),
-                    Pin {
-                        digest: p.digest,
-                        definition: p.definition,
-                    },
-                );
-                ((), true)
-            }
+            Some(p) if p.digest == digest => ((), file.accept(name)),
             _ => {
                 missing = file.tools.get(name).is_none_or(|p| p.digest != digest);
                 ((), false)
@@ -405,15 +413,7 @@ pub fn accept_pending(path: &Path, names: &[String]) -> Result<Vec<String>, Stri
         lower
     };
     for name in &wanted {
-        if let Some(p) = file.pending.remove(name) {
-            file.tools.insert(
-                name.clone(),
-                Pin {
-                    digest: p.digest,
-                    definition: p.definition,
-                },
-            );
-        }
+        file.accept(name);
     }
     if !wanted.is_empty() {
         write_file(path, &file)?;
