@@ -12,12 +12,20 @@ command resolves nothing itself.
 Real programs make the requests: curl (HTTP, HTTPS through CONNECT, SOCKS5),
 the system Python's pip against a simple index, git over dumb HTTP, and
 Python's own sockets going around the proxy.
+
+Every test runs under both mechanisms that keep the proxy the only way out:
+a network namespace per command with only loopback, where the proxy's
+ports are listeners the command made and handed to dsh ("namespace"), and
+Landlock's TCP port rule with the socket filter alone ("ports",
+`DSH_SANDBOX_NO_NETNS=1`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 import shlex
 import shutil
 import subprocess
@@ -128,6 +136,16 @@ class Dsh:
         return taken_apart(result)
 
 
+# Which mechanism holds the proxy as the only way out (see the module doc).
+MECHANISM = "namespace"
+
+
+@pytest.fixture(params=["namespace", "ports"], autouse=True)
+def mechanism(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(sys.modules[__name__], "MECHANISM", request.param)
+    return request.param
+
+
 def settings_for(network: dict[str, Any]) -> dict[str, Any]:
     return {
         "sandbox": {"enabled": True, "network": network},
@@ -166,6 +184,7 @@ async def dsh_session(
             "XDG_CONFIG_HOME": str(root / "config"),
             "PATH": SYSTEM_PATH,
             "DSH_PROXY_RESOLVE": ",".join(f"{n}={a}" for n, a in (resolve or RESOLVE).items()),
+            **({"DSH_SANDBOX_NO_NETNS": "1"} if MECHANISM == "ports" else {}),
         },
         command=dsh_bin,
         args=["mcp", "--settings", str(settings), "--settings-only", "--cwd", str(project)],
@@ -224,6 +243,25 @@ async def test_a_confined_command_gets_the_proxy_variables(dsh_bin: str, spawned
         assert re.fullmatch(r"socks5h://([^@/]*@)?127\.0\.0\.1:\d+/?", env[name]), (name, env[name])
     assert env["HTTP_PROXY"] == env["http_proxy"] and env["ALL_PROXY"] == env["all_proxy"], env
     assert env["NO_PROXY"] == "" and env["no_proxy"] == "", env
+
+
+@pytest.mark.anyio
+async def test_the_mechanism_is_the_one_asked_for(dsh_bin: str, spawned: Spawned, tmp_path: Path) -> None:
+    """In its namespace a command sees only loopback, and a network
+    namespace other than dsh's; with the port rule alone, dsh's own."""
+    async with dsh_session(dsh_bin, spawned, tmp_path) as dsh:
+        assert spawned.process is not None
+        dsh_netns = os.readlink(f"/proc/{spawned.process.pid}/ns/net")
+        ran = await dsh.bash("readlink /proc/self/ns/net; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '")
+    assert ran.exit_code == 0, ran
+    netns, *interfaces = ran.output.splitlines()
+    host_interfaces = [line.split(":")[0].strip() for line in Path("/proc/net/dev").read_text().splitlines()[2:]]
+    if MECHANISM == "namespace":
+        assert netns != dsh_netns, ran
+        assert interfaces == ["lo"], ran
+    else:
+        assert netns == dsh_netns, ran
+        assert sorted(interfaces) == sorted(host_interfaces), ran
 
 
 # --- HTTP through the proxy -----------------------------------------------------

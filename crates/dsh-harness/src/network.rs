@@ -2,7 +2,7 @@
 //! `sandbox.network` lists applied by a filtering proxy (`dsh-netproxy`)
 //! that the kernel leaves as the only way out (see `dsh-sandbox`).
 
-use dsh_netproxy::{AskFn, ConnectionEvent, DomainRules, EventFn, NetProxy, ProxyConfig};
+use dsh_netproxy::{AskFn, ConnectionEvent, DomainRules, EventFn, NetProxy, Protocol, ProxyConfig};
 use dsh_policy::{ApprovalAnswer, ApprovalRequest, Approver, NetworkDomains, PermissionMiddleware};
 use dsh_tool_bash::NetworkProxy;
 use std::collections::HashSet;
@@ -53,14 +53,34 @@ pub(crate) fn start(
         NetProxy::bind(config, ask, Some(recorder(audit, sandbox.mode.as_str())))
             .map_err(|e| format!("cannot start the sandbox's network proxy: {e}"))?,
     );
-    let (env_of, denials_of) = (proxy.clone(), proxy.clone());
+    let (env_of, denials_of, server) = (proxy.clone(), proxy.clone(), proxy.clone());
+    let (http_port, socks_port) = (proxy.http_addr().port(), proxy.socks_addr().port());
+    // In a command's own network namespace the proxy's ports are listeners
+    // the command made there: served for that call alone, as the proxy's.
+    let serve: dsh_tool_bash::ServeListeners = Arc::new(move |client, listeners, ended| {
+        let listeners = listeners
+            .into_iter()
+            .filter_map(|(port, listener)| {
+                let protocol = if port == http_port {
+                    Protocol::Http
+                } else if port == socks_port {
+                    Protocol::Socks
+                } else {
+                    return None;
+                };
+                Some((protocol, listener))
+            })
+            .collect();
+        server.serve_client(client, listeners, ended);
+    });
     let net = NetworkProxy {
-        ports: vec![proxy.http_addr().port(), proxy.socks_addr().port()],
+        ports: vec![http_port, socks_port],
         env: Arc::new(move |client: &str| env_of.env(client)),
         denials: Arc::new(move |client: &str| denials_of.take_denials(client)),
         started: domains
             .ask_unknown_domains
             .then(|| binder(permissions.clone(), bound)),
+        serve: Some(serve),
     };
     Ok(Some(net))
 }
@@ -131,6 +151,9 @@ fn users_own(domains: &NetworkDomains) -> NetworkProxy {
         }),
         denials: Arc::new(|_client: &str| Vec::new()),
         started: None,
+        // The user's proxy listens in the host's namespace: commands reach
+        // it by Landlock's port rule (the weaker mechanism).
+        serve: None,
     }
 }
 

@@ -217,8 +217,10 @@ async fn refuse(client: &mut TcpStream, host: &str, port: u16, error: OpenError)
     }
 }
 
-/// Serves one client connection.
-pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
+/// Serves one client connection; `listener_client` is the client the
+/// listener itself names (one made for a single call), over any name the
+/// request gives.
+pub(crate) async fn handle(mut client: TcpStream, shared: &Shared, listener_client: Option<&str>) {
     let mut buf = Vec::with_capacity(8192);
     let head = tokio::time::timeout(
         HEAD_TIMEOUT,
@@ -263,9 +265,12 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
     let leftover = buf[head_len..].to_vec();
     // A name counts only with the password `env` gave it: a command cannot
     // speak for another call.
-    let who = request
-        .client()
-        .and_then(|(user, password)| shared.verified(&user, &password));
+    let who = match listener_client {
+        Some(name) => Some(name.to_owned()),
+        None => request
+            .client()
+            .and_then(|(user, password)| shared.verified(&user, &password)),
+    };
     if request.method.eq_ignore_ascii_case("CONNECT") {
         connect(client, shared, &request, who, leftover).await;
     } else {

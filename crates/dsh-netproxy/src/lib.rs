@@ -349,7 +349,18 @@ pub struct NetProxy {
     socks_addr: SocketAddr,
     shared: Arc<Shared>,
     stop: CancellationToken,
+    limit: Arc<Semaphore>,
+    runtime: tokio::runtime::Handle,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// What a listener made for one client speaks ([`NetProxy::serve_client`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// HTTP: `CONNECT` and plain absolute-form requests.
+    Http,
+    /// SOCKS5.
+    Socks,
 }
 
 impl NetProxy {
@@ -372,7 +383,7 @@ impl NetProxy {
         ask: Option<AskFn>,
         events: Option<EventFn>,
     ) -> std::io::Result<NetProxy> {
-        tokio::runtime::Handle::try_current().map_err(std::io::Error::other)?;
+        let runtime = tokio::runtime::Handle::try_current().map_err(std::io::Error::other)?;
         let listen = |port: u16| {
             let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
             listener.set_nonblocking(true)?;
@@ -394,16 +405,18 @@ impl NetProxy {
         let tasks = vec![
             tokio::spawn(serve(
                 http,
-                Kind::Http,
+                Protocol::Http,
+                None,
                 shared.clone(),
                 limit.clone(),
                 stop.clone(),
             )),
             tokio::spawn(serve(
                 socks,
-                Kind::Socks,
+                Protocol::Socks,
+                None,
                 shared.clone(),
-                limit,
+                limit.clone(),
                 stop.clone(),
             )),
         ];
@@ -412,6 +425,8 @@ impl NetProxy {
             socks_addr,
             shared,
             stop,
+            limit,
+            runtime,
             tasks,
         })
     }
@@ -444,6 +459,48 @@ impl NetProxy {
             Some(&format!("http://{at}{}", self.http_addr)),
             Some(&format!("socks5h://{at}{}", self.socks_addr)),
         )
+    }
+
+    /// Serves `listeners`, made elsewhere for `client` alone (in a
+    /// sandboxed command's own network namespace, where they are the only
+    /// way out), until `until` completes (the command's process ended)
+    /// or the proxy stops. Every connection on them is
+    /// `client`'s, whatever name its request gives; the same rules,
+    /// asks, events and connection limit as the proxy's own listeners.
+    /// Runs on the runtime the proxy was bound on.
+    pub fn serve_client(
+        &self,
+        client: &str,
+        listeners: Vec<(Protocol, std::net::TcpListener)>,
+        until: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let shared = self.shared.clone();
+        let limit = self.limit.clone();
+        let stop = self.stop.child_token();
+        let client: Arc<str> = client.into();
+        self.runtime.spawn(async move {
+            let mut serving = tokio::task::JoinSet::new();
+            for (protocol, listener) in listeners {
+                let listener = listener
+                    .set_nonblocking(true)
+                    .and_then(|()| TcpListener::from_std(listener));
+                let Ok(listener) = listener else { continue };
+                serving.spawn(serve(
+                    listener,
+                    protocol,
+                    Some(client.clone()),
+                    shared.clone(),
+                    limit.clone(),
+                    stop.clone(),
+                ));
+            }
+            tokio::select! {
+                _ = until => {}
+                _ = stop.cancelled() => {}
+            }
+            stop.cancel();
+            while serving.join_next().await.is_some() {}
+        });
     }
 
     /// Denials since the last take for this client: (host, reason sentence).
@@ -524,15 +581,10 @@ fn decode_userinfo(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-#[derive(Clone, Copy)]
-enum Kind {
-    Http,
-    Socks,
-}
-
 async fn serve(
     listener: TcpListener,
-    kind: Kind,
+    kind: Protocol,
+    client: Option<Arc<str>>,
     shared: Arc<Shared>,
     limit: Arc<Semaphore>,
     stop: CancellationToken,
@@ -553,12 +605,14 @@ async fn serve(
         let _ = stream.set_nodelay(true);
         let permit = limit.clone().try_acquire_owned();
         let shared = shared.clone();
+        let client = client.clone();
         connections.spawn(async move {
+            let client = client.as_deref();
             match (permit, kind) {
-                (Ok(_permit), Kind::Http) => http::handle(stream, &shared).await,
-                (Ok(_permit), Kind::Socks) => socks::handle(stream, &shared).await,
-                (Err(_), Kind::Http) => http::busy(stream).await,
-                (Err(_), Kind::Socks) => socks::busy(stream).await,
+                (Ok(_permit), Protocol::Http) => http::handle(stream, &shared, client).await,
+                (Ok(_permit), Protocol::Socks) => socks::handle(stream, &shared, client).await,
+                (Err(_), Protocol::Http) => http::busy(stream).await,
+                (Err(_), Protocol::Socks) => socks::busy(stream).await,
             }
         });
     }

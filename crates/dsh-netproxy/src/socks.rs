@@ -125,8 +125,8 @@ async fn handshake(stream: &mut TcpStream) -> Result<Request, Option<u8>> {
     })
 }
 
-/// Serves one client connection.
-pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
+/// Serves one client connection; `listener_client` as in `http::handle`.
+pub(crate) async fn handle(mut client: TcpStream, shared: &Shared, listener_client: Option<&str>) {
     let request = match tokio::time::timeout(HEAD_TIMEOUT, handshake(&mut client)).await {
         Ok(Ok(r)) => r,
         Ok(Err(Some(code))) => return reply(&mut client, code, None).await,
@@ -139,10 +139,13 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared) {
         .open(
             &request.host,
             request.port,
-            request
-                .client
-                .and_then(|(user, password)| shared.verified(&user, &password))
-                .as_deref(),
+            match listener_client {
+                Some(name) => Some(name.to_owned()),
+                None => request
+                    .client
+                    .and_then(|(user, password)| shared.verified(&user, &password)),
+            }
+            .as_deref(),
             "socks5",
         )
         .await

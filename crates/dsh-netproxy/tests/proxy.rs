@@ -739,3 +739,44 @@ async fn a_client_is_named_only_with_its_password() {
     assert_eq!(r.code, "403", "{}", r.output);
     assert!(proxy.take_denials("c1").is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listener_made_for_one_client_speaks_for_it_until_told_to_stop() {
+    let (proxy, events) = start(config(&[], &[], false, &[]), None).await;
+    let http = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let socks = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let (http_addr, socks_addr) = (http.local_addr().unwrap(), socks.local_addr().unwrap());
+    let (done, ended) = tokio::sync::oneshot::channel::<()>();
+    proxy.serve_client(
+        "call-7",
+        vec![
+            (dsh_netproxy::Protocol::Http, http),
+            (dsh_netproxy::Protocol::Socks, socks),
+        ],
+        async move {
+            let _ = ended.await;
+        },
+    );
+    // A name in the URL does not matter: the listener says who it is.
+    let forged = format!("http://call-1:guess@{http_addr}");
+    let r = curl(&strings(&["-x", &forged, "http://nope.test/"])).await;
+    assert_eq!(r.code, "403", "{}", r.output);
+    assert_eq!(proxy.take_denials("call-7").len(), 1);
+    assert!(proxy.take_denials("call-1").is_empty());
+    let socks_url = format!("socks5h://{socks_addr}");
+    let r = curl(&strings(&["-x", &socks_url, "http://nope.test/"])).await;
+    assert_ne!(r.code, "200", "{}", r.output);
+    assert_eq!(proxy.take_denials("call-7").len(), 1);
+    assert!(events
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|e| e.client.as_deref() == Some("call-7")));
+    // Once the command is gone, its listeners are closed.
+    done.send(()).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while TcpStream::connect(http_addr).await.is_ok() {
+        assert!(std::time::Instant::now() < deadline, "still listening");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

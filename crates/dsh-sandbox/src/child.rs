@@ -22,6 +22,11 @@
 //!    `utimes`, `setxattr` of files outside the writable paths (which root,
 //!    owner of the system's files, could otherwise do without any
 //!    capability). Needs Linux 5.12 (`mount_setattr`).
+//!    With [`ChildConfig::loopback_ports`], a **network namespace** too
+//!    (`CLONE_NEWNET`, in the same `unshare`): loopback brought up, a TCP
+//!    listener made on 127.0.0.1 at each port, and the listeners sent to
+//!    the parent over the [`ListenerChannel`] (`SCM_RIGHTS`), which
+//!    accepts on them from its own namespace: the command's only network.
 //! 2. **No inherited descriptors**: `close_range(3, ~0, CLOSE_RANGE_CLOEXEC)`,
 //!    so only standard input, output and error survive `exec` (the
 //!    Landlock ruleset stays usable until then).
@@ -155,7 +160,17 @@ pub struct ChildConfig {
     /// Install the system-call filter where the kernel supports it
     /// (default: yes).
     pub seccomp: bool,
+    /// A network namespace of its own, with only loopback, where these
+    /// TCP ports listen on 127.0.0.1: the listeners are made by the child
+    /// and handed to the parent over the [`ListenerChannel`] given to
+    /// [`ChildPlan::apply_with`], so the filtering proxy accepts what the
+    /// command connects to there, and nothing else is reachable (at most
+    /// [`MAX_LOOPBACK_PORTS`]). Empty: the host's network namespace.
+    pub loopback_ports: Vec<u16>,
 }
+
+/// At most this many [`ChildConfig::loopback_ports`].
+pub const MAX_LOOPBACK_PORTS: usize = 4;
 
 impl Default for ChildConfig {
     fn default() -> Self {
@@ -170,6 +185,7 @@ impl Default for ChildConfig {
             writable_paths: Vec::new(),
             keep_capabilities: false,
             seccomp: true,
+            loopback_ports: Vec::new(),
         }
     }
 }
@@ -200,6 +216,11 @@ impl ChildConfig {
             } else {
                 Vec::new()
             },
+            loopback_ports: if confinement.network_namespace && confinement.block_network {
+                confinement.proxy_ports.clone()
+            } else {
+                Vec::new()
+            },
             ..ChildConfig::default()
         }
     }
@@ -209,6 +230,10 @@ impl ChildConfig {
 #[derive(Debug, Clone)]
 struct Namespaces {
     ipc: bool,
+    /// A mount namespace (binds, masks, a read-only root).
+    mounts: bool,
+    /// A network namespace with these ports listening on loopback.
+    net: Option<LoopbackPorts>,
     /// `uid_map` and `gid_map` contents when a user namespace is needed
     /// (not root).
     user: Option<(Vec<u8>, Vec<u8>)>,
@@ -489,7 +514,27 @@ impl ChildPlan {
             Ok((path, flags))
         };
         let ipc = config.ipc_namespace && namespaces_ok;
-        let namespaces = if ipc || mounts {
+        let net = if config.loopback_ports.is_empty() {
+            None
+        } else if config.loopback_ports.len() > MAX_LOOPBACK_PORTS {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("at most {MAX_LOOPBACK_PORTS} loopback ports"),
+            ));
+        } else if !network_namespaces_available() {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "a network namespace of its own is not available here",
+            ));
+        } else {
+            let mut ports = LoopbackPorts {
+                ports: [0; MAX_LOOPBACK_PORTS],
+                len: config.loopback_ports.len(),
+            };
+            ports.ports[..ports.len].copy_from_slice(&config.loopback_ports);
+            Some(ports)
+        };
+        let namespaces = if ipc || mounts || net.is_some() {
             let mut binds = Vec::new();
             for p in &config.read_only_binds {
                 binds.push(c_path(p)?.0);
@@ -529,6 +574,9 @@ impl ChildPlan {
             });
             Some(Namespaces {
                 ipc,
+                // The IPC namespace has always come with a mount namespace.
+                mounts: mounts || ipc,
+                net,
                 user,
                 writable,
                 binds,
@@ -562,7 +610,15 @@ impl ChildPlan {
 
     /// Whether the plan enters a mount namespace.
     pub fn namespaces(&self) -> bool {
-        self.namespaces.is_some()
+        self.namespaces.as_ref().is_some_and(|n| n.mounts)
+    }
+
+    /// Whether the plan enters a network namespace of its own
+    /// ([`ChildConfig::loopback_ports`]): its spawner passes a
+    /// [`ListenerChannel`] to [`ChildPlan::apply_with`] and receives the
+    /// listeners.
+    pub fn network_namespace(&self) -> bool {
+        self.namespaces.as_ref().is_some_and(|n| n.net.is_some())
     }
 
     /// Whether the command gets an IPC namespace of its own.
@@ -577,8 +633,24 @@ impl ChildPlan {
     /// The errno of the first call that failed (the child should then not
     /// run its program).
     pub fn apply(&self) -> io::Result<()> {
+        self.apply_with(None)
+    }
+
+    /// [`ChildPlan::apply`], handing the loopback listeners of the
+    /// command's network namespace to the parent over `listeners` (the
+    /// child's end of a [`ListenerChannel`], [`ListenerChannel::child_fd`]).
+    /// Without a channel the namespace still has only loopback: the command
+    /// reaches nothing at all.
+    ///
+    /// # Errors
+    /// As [`ChildPlan::apply`]; also when the listeners cannot be made or
+    /// sent.
+    pub fn apply_with(&self, listeners: Option<RawFd>) -> io::Result<()> {
         if let Some(ns) = &self.namespaces {
             enter_namespaces(ns)?;
+            if let Some(ports) = &ns.net {
+                enter_loopback(ports, listeners)?;
+            }
         }
         close_inherited()?;
         if !self.keep_capabilities {
@@ -690,7 +762,13 @@ fn mount(source: Option<&CStr>, target: &CStr, flags: libc::c_ulong) -> io::Resu
 }
 
 fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
-    let mut flags = libc::CLONE_NEWNS;
+    let mut flags = 0;
+    if ns.mounts {
+        flags |= libc::CLONE_NEWNS;
+    }
+    if ns.net.is_some() {
+        flags |= libc::CLONE_NEWNET;
+    }
     if ns.ipc {
         flags |= libc::CLONE_NEWIPC;
     }
@@ -703,6 +781,9 @@ fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
         write_file(c"/proc/self/uid_map", uid_map)?;
         write_file(c"/proc/self/setgroups", b"deny")?;
         write_file(c"/proc/self/gid_map", gid_map)?;
+    }
+    if !ns.mounts {
+        return Ok(());
     }
     mount(None, c"/", libc::MS_REC | libc::MS_PRIVATE)?;
     if let Some(writable) = &ns.writable {
@@ -731,6 +812,293 @@ fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
         mount_setattr(target, 0, set, 0)?;
     }
     reenter_cwd()
+}
+
+/// The ports of a network namespace's loopback listeners, kept inline so
+/// the child reads them without allocating.
+#[derive(Debug, Clone, Copy)]
+struct LoopbackPorts {
+    ports: [u16; MAX_LOOPBACK_PORTS],
+    len: usize,
+}
+
+impl LoopbackPorts {
+    fn as_slice(&self) -> &[u16] {
+        &self.ports[..self.len]
+    }
+}
+
+/// Brings the new network namespace's loopback up, listens on 127.0.0.1 at
+/// each port, and sends the listeners over `channel` in one message (the
+/// ports as its bytes, the descriptors as `SCM_RIGHTS`). In the child:
+/// plain system calls, no allocation.
+fn enter_loopback(ports: &LoopbackPorts, channel: Option<RawFd>) -> io::Result<()> {
+    loopback_up()?;
+    let Some(channel) = channel else {
+        return Ok(());
+    };
+    let mut fds = [-1 as RawFd; MAX_LOOPBACK_PORTS];
+    let mut payload = [0u8; 2 * MAX_LOOPBACK_PORTS];
+    let result = (|| {
+        for (i, port) in ports.as_slice().iter().enumerate() {
+            fds[i] = listen_loopback(*port)?;
+            payload[2 * i..2 * i + 2].copy_from_slice(&port.to_ne_bytes());
+        }
+        send_fds(channel, &payload[..2 * ports.len], &fds[..ports.len])
+    })();
+    for fd in fds.into_iter().filter(|fd| *fd >= 0) {
+        // SAFETY: each is a socket this function opened, closed once.
+        unsafe { libc::close(fd) };
+    }
+    result
+}
+
+/// `ifconfig lo up`, by `ioctl`.
+fn loopback_up() -> io::Result<()> {
+    // SAFETY: `socket` takes no pointers.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: an all-zero `ifreq` is valid (a C struct of integers and a union).
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    req.ifr_name[0] = b'l' as libc::c_char;
+    req.ifr_name[1] = b'o' as libc::c_char;
+    // SAFETY: `req` is a valid `ifreq` naming `lo`, read and written by
+    // the two `ioctl`s; `ifru_flags` is the member they use.
+    let rc = unsafe {
+        if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req) < 0 {
+            -1
+        } else {
+            req.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+            libc::ioctl(fd, libc::SIOCSIFFLAGS, &req)
+        }
+    };
+    let err = io::Error::last_os_error();
+    // SAFETY: `fd` is ours, closed once.
+    unsafe { libc::close(fd) };
+    if rc < 0 {
+        return Err(err);
+    }
+    Ok(())
+}
+
+/// A TCP socket listening on 127.0.0.1:`port`.
+fn listen_loopback(port: u16) -> io::Result<RawFd> {
+    // SAFETY: `socket` takes no pointers.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let addr = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(std::net::Ipv4Addr::LOCALHOST).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    // SAFETY: `addr` is a valid `sockaddr_in` of the size passed.
+    let rc = unsafe {
+        if libc::bind(
+            fd,
+            (&addr as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        ) < 0
+        {
+            -1
+        } else {
+            libc::listen(fd, libc::SOMAXCONN)
+        }
+    };
+    if rc < 0 {
+        let err = io::Error::last_os_error();
+        // SAFETY: `fd` is ours, closed once.
+        unsafe { libc::close(fd) };
+        return Err(err);
+    }
+    Ok(fd)
+}
+
+/// Room for `SCM_RIGHTS` with [`MAX_LOOPBACK_PORTS`] descriptors, aligned
+/// as a `cmsghdr`.
+#[repr(C, align(8))]
+struct ControlBuffer([u8; 64]);
+
+/// Sends `payload` with `fds` attached on the socket `channel`.
+fn send_fds(channel: RawFd, payload: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    let mut control = ControlBuffer([0; 64]);
+    let fd_bytes = std::mem::size_of_val(fds) as libc::c_uint;
+    let mut iov = libc::iovec {
+        iov_base: payload.as_ptr() as *mut libc::c_void,
+        iov_len: payload.len(),
+    };
+    // SAFETY: an all-zero `msghdr` is valid; the pointers set below point
+    // into locals that outlive `sendmsg`; `CMSG_SPACE` of at most four
+    // descriptors fits the 64-byte buffer, so `CMSG_FIRSTHDR` is non-null
+    // and the header and data written stay inside it.
+    unsafe {
+        let space = libc::CMSG_SPACE(fd_bytes) as usize;
+        if space > control.0.len() {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.0.as_mut_ptr().cast();
+        msg.msg_controllen = space as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(fd_bytes) as _;
+        std::ptr::copy_nonoverlapping(
+            fds.as_ptr().cast::<u8>(),
+            libc::CMSG_DATA(cmsg),
+            fd_bytes as usize,
+        );
+        if libc::sendmsg(channel, &msg, libc::MSG_NOSIGNAL) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// How the listeners a child makes in its own network namespace
+/// ([`ChildConfig::loopback_ports`]) reach its parent: a socket pair made
+/// before the spawn; the child sends them over its end
+/// ([`ChildPlan::apply_with`]) before `exec`, the parent takes them with
+/// [`ListenerChannel::receive`] once the spawn returned.
+///
+/// ```
+/// use dsh_sandbox::{network_namespaces_available, ChildConfig, ChildPlan, ListenerChannel};
+/// use std::io::{Read, Write};
+///
+/// if network_namespaces_available() {
+///     let plan = ChildPlan::prepare(ChildConfig {
+///         loopback_ports: vec![47001],
+///         stream_only: true,
+///         ..ChildConfig::default()
+///     })
+///     .unwrap();
+///     let channel = ListenerChannel::new().unwrap();
+///     let fd = channel.child_fd();
+///     let mut cmd = std::process::Command::new("python3");
+///     cmd.args(["-c", "import socket; s = socket.create_connection(('127.0.0.1', 47001)); print(s.recv(5).decode())"]);
+///     cmd.stdout(std::process::Stdio::piped());
+///     // SAFETY: `apply_with` makes plain system calls only.
+///     unsafe {
+///         std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || plan.apply_with(Some(fd)));
+///     }
+///     let child = cmd.spawn().unwrap();
+///     // The child's loopback listener, accepted here in the host's namespace.
+///     let listeners = channel.receive().unwrap();
+///     assert_eq!(listeners[0].0, 47001);
+///     let (mut conn, _) = listeners[0].1.accept().unwrap();
+///     conn.write_all(b"hello").unwrap();
+///     let out = child.wait_with_output().unwrap();
+///     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hello");
+/// }
+/// ```
+#[derive(Debug)]
+pub struct ListenerChannel {
+    parent: OwnedFd,
+    child: OwnedFd,
+}
+
+impl ListenerChannel {
+    /// A new pair of connected datagram sockets, both close-on-exec.
+    ///
+    /// # Errors
+    /// `socketpair` failed.
+    pub fn new() -> io::Result<ListenerChannel> {
+        let mut fds = [-1 as libc::c_int; 2];
+        // SAFETY: `socketpair` writes two descriptors into the 2-element array.
+        let rc = unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            )
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: both descriptors were just created and are ours alone.
+        let (parent, child) =
+            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        Ok(ListenerChannel { parent, child })
+    }
+
+    /// The end the child sends on (open in the child after `fork`,
+    /// closed at its `exec`).
+    pub fn child_fd(&self) -> RawFd {
+        self.child.as_raw_fd()
+    }
+
+    /// The listeners the child sent, by port, once its spawn returned
+    /// (the child sends before it runs its program, so they are there).
+    ///
+    /// # Errors
+    /// Nothing was sent (the child did not enter a network namespace), or
+    /// the message was malformed.
+    pub fn receive(self) -> io::Result<Vec<(u16, std::net::TcpListener)>> {
+        drop(self.child);
+        let mut payload = [0u8; 2 * MAX_LOOPBACK_PORTS];
+        let mut control = ControlBuffer([0; 64]);
+        let mut iov = libc::iovec {
+            iov_base: payload.as_mut_ptr().cast(),
+            iov_len: payload.len(),
+        };
+        let mut received: Vec<OwnedFd> = Vec::new();
+        // SAFETY: an all-zero `msghdr` is valid; its pointers point into
+        // locals that outlive `recvmsg`; the control messages the kernel
+        // wrote are walked with the `CMSG_*` macros within `msg_controllen`,
+        // and each descriptor in `SCM_RIGHTS` is new and ours to own.
+        let n = unsafe {
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.0.as_mut_ptr().cast();
+            msg.msg_controllen = control.0.len() as _;
+            let n = libc::recvmsg(
+                self.parent.as_raw_fd(),
+                &mut msg,
+                libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
+            );
+            if n < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+            while !cmsg.is_null() {
+                if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                    let data = libc::CMSG_DATA(cmsg);
+                    let bytes = (*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
+                    for i in 0..bytes / std::mem::size_of::<RawFd>() {
+                        let fd = std::ptr::read_unaligned(data.cast::<RawFd>().add(i));
+                        received.push(OwnedFd::from_raw_fd(fd));
+                    }
+                }
+                cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+            }
+            if msg.msg_flags & libc::MSG_CTRUNC != 0 {
+                return Err(io::Error::other("the listeners' message was truncated"));
+            }
+            n as usize
+        };
+        if n % 2 != 0 || n / 2 != received.len() {
+            return Err(io::Error::other(format!(
+                "{} listeners for {} ports",
+                received.len(),
+                n / 2
+            )));
+        }
+        Ok(payload[..n]
+            .chunks_exact(2)
+            .map(|b| u16::from_ne_bytes([b[0], b[1]]))
+            .zip(received.into_iter().map(std::net::TcpListener::from))
+            .collect())
+    }
 }
 
 /// The working directory was entered before the binds: it still is the
@@ -947,6 +1315,37 @@ pub fn namespaces_available() -> bool {
     }
     static SEEN: OnceLock<bool> = OnceLock::new();
     *SEEN.get_or_init(|| in_child(probe_namespaces))
+}
+
+fn probe_network_namespace() -> bool {
+    // SAFETY: plain system calls in the probing child.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut flags = libc::CLONE_NEWNET;
+    if !root {
+        flags |= libc::CLONE_NEWUSER;
+    }
+    // SAFETY: `unshare` takes flags only.
+    if unsafe { libc::unshare(flags) } != 0 {
+        return false;
+    }
+    let Ok(fd) = loopback_up().and_then(|()| listen_loopback(0)) else {
+        return false;
+    };
+    // SAFETY: `fd` is the listener just made, closed once.
+    unsafe { libc::close(fd) };
+    true
+}
+
+/// Whether a command can get a network namespace of its own with its
+/// loopback up and listening (probed once, in a forked child; as another
+/// user than root, inside a user namespace). `DSH_SANDBOX_NO_NETNS=1` says
+/// no (to try the fallback: Landlock's port rules alone).
+pub fn network_namespaces_available() -> bool {
+    if std::env::var_os("DSH_SANDBOX_NO_NETNS").is_some_and(|v| v == "1") {
+        return false;
+    }
+    static SEEN: OnceLock<bool> = OnceLock::new();
+    *SEEN.get_or_init(|| in_child(probe_network_namespace))
 }
 
 fn probe_seccomp() -> bool {

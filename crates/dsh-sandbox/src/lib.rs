@@ -124,8 +124,9 @@ mod child;
 pub mod seccomp;
 
 pub use child::{
-    close_inherited, confine_command, hide_own_memory, namespaces_available, restrict_self,
-    seccomp_available, ChildConfig, ChildPlan,
+    close_inherited, confine_command, hide_own_memory, namespaces_available,
+    network_namespaces_available, restrict_self, seccomp_available, ChildConfig, ChildPlan,
+    ListenerChannel, MAX_LOOPBACK_PORTS,
 };
 pub use seccomp::{SeccompFilters, SeccompOptions};
 
@@ -253,6 +254,12 @@ pub struct Confinement {
     /// another host is reachable too — the weaker of the two mechanisms
     /// (a network namespace is the stronger). [`confine`] leaves it empty.
     pub proxy_ports: Vec<u16>,
+    /// With `proxy_ports`: the command gets a network namespace of its own
+    /// where only loopback exists and the proxy's ports listen
+    /// ([`ChildConfig::loopback_ports`]); set it from whether this machine
+    /// can ([`network_namespaces_available`]) and whether the spawner serves
+    /// the listeners. [`confine`] leaves it false.
+    pub network_namespace: bool,
     /// The private temp directory (also in `writable`).
     pub temp_dir: PathBuf,
     /// The mode it came from.
@@ -313,6 +320,7 @@ pub fn confine(
         writable,
         block_network: !policy.network,
         proxy_ports: Vec::new(),
+        network_namespace: false,
         temp_dir: temp_dir.to_owned(),
         mode: policy.mode,
         read_denials: None,
@@ -329,6 +337,7 @@ pub fn deny_reads_only(denials: ReadDenials, temp_dir: &Path) -> Confinement {
         writable: Vec::new(),
         block_network: false,
         proxy_ports: Vec::new(),
+        network_namespace: false,
         temp_dir: temp_dir.to_owned(),
         mode: SandboxMode::DangerFullAccess,
         read_denials: Some(denials),
@@ -614,6 +623,9 @@ pub struct Status {
     pub modes: Vec<String>,
     /// Private mount and IPC namespaces (read-only binds at any depth).
     pub namespaces: bool,
+    /// A network namespace of its own per command, with only loopback
+    /// (how the filtering proxy is made the only way out, where it can).
+    pub network_namespace: bool,
     /// The system-call filter (x86_64 and aarch64).
     pub seccomp: bool,
     /// Confined commands run without capabilities.
@@ -639,6 +651,7 @@ pub fn status() -> Status {
         scoping: s.scoping(),
         modes,
         namespaces: namespaces_available(),
+        network_namespace: network_namespaces_available(),
         seccomp: seccomp_available(),
         capabilities_dropped: true,
     }

@@ -174,7 +174,7 @@
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::{self, DirBuilder};
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -288,7 +288,22 @@ pub struct NetworkProxy {
     /// in the task of the call that runs it (so what the proxy asks later
     /// can go to that call's client).
     pub started: Option<OnClient>,
+    /// Serves the listeners a command made at `ports` in a network
+    /// namespace of its own, for `client`, until the future given ends
+    /// (the command's shell has exited). With it, and where the kernel
+    /// gives network namespaces, a confined command's only network is
+    /// loopback with these listeners (the stronger mechanism); without,
+    /// Landlock's port rules alone keep it to the ports.
+    pub serve: Option<ServeListeners>,
 }
+
+/// Serves one command's loopback listeners, by port, for one client until
+/// the future ends (see [`NetworkProxy::serve`]).
+pub type ServeListeners =
+    Arc<dyn Fn(&str, Vec<(u16, std::net::TcpListener)>, CommandEnded) + Send + Sync>;
+
+/// Ends when a command's shell has exited.
+pub type CommandEnded = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 /// Pairs of text for one client of the filtering proxy (a call).
 pub type PerClient = Arc<dyn Fn(&str) -> Vec<(String, String)> + Send + Sync>;
@@ -1257,10 +1272,15 @@ impl Inner {
                     },
                 )?;
                 plan.confinement = confinement.clone();
+                let channel = self.listener_channel(&mode).map_err(spawn_error)?;
+                plan.listeners = channel.as_ref().map(|c| c.child_fd());
                 match sys::spawn_into_cgroup(&plan, dir) {
                     Ok((pid, pidfd)) => {
                         let child = RawChild::new(pid, pidfd).map_err(spawn_error)?;
-                        return Ok((Proc::Raw(child), prepared.attach(pid as u32), mode));
+                        let contained = prepared.attach(pid as u32);
+                        self.serve_listeners(channel, proxy.as_deref(), pid, &contained)
+                            .map_err(spawn_error)?;
+                        return Ok((Proc::Raw(child), contained, mode));
                     }
                     Err(sys::SpawnFailure::Child(e)) => {
                         prepared.discard();
@@ -1292,7 +1312,13 @@ impl Inner {
             }
         }
 
-        let attempt = |prepared: Prepared| -> Result<(Proc, Contained), (Prepared, io::Error)> {
+        type Attempt =
+            Result<(Proc, Contained, Option<dsh_sandbox::ListenerChannel>), (Prepared, io::Error)>;
+        let attempt = |prepared: Prepared| -> Attempt {
+            let channel = match self.listener_channel(&mode) {
+                Ok(c) => c,
+                Err(e) => return Err((prepared, e)),
+            };
             let stdio = out_writer
                 .try_clone()
                 .and_then(|out| Ok((out, err_writer.try_clone()?)));
@@ -1304,7 +1330,7 @@ impl Inner {
                 command,
                 cwd,
                 &prepared,
-                confinement.clone(),
+                (confinement.clone(), channel.as_ref().map(|c| c.child_fd())),
                 terminal.is_some(),
                 ChildEnv {
                     confined,
@@ -1323,7 +1349,7 @@ impl Inner {
             drop(cmd);
             match spawned {
                 Ok(child) => match child.id() {
-                    Some(pid) => Ok((Proc::Tokio(child), prepared.attach(pid))),
+                    Some(pid) => Ok((Proc::Tokio(child), prepared.attach(pid), channel)),
                     None => Err((
                         prepared,
                         io::Error::other("bash exited before it could be tracked"),
@@ -1338,21 +1364,78 @@ impl Inner {
             prepared = Prepared::tree(call, &self.tag);
         }
         let was_cgroup = prepared.is_cgroup();
-        match attempt(prepared) {
-            Ok((child, contained)) => Ok((child, contained, mode)),
+        let (child, contained, channel) = match attempt(prepared) {
+            Ok(spawned) => spawned,
             Err((prepared, e)) if was_cgroup => {
                 // Maybe the child could not join its cgroup: try without.
                 prepared.discard();
                 match attempt(Prepared::tree(call, &self.tag)) {
-                    Ok((child, contained)) => {
+                    Ok(spawned) => {
                         backend.mark_cgroup_broken();
-                        Ok((child, contained, mode))
+                        spawned
                     }
-                    Err((_, _)) => Err(spawn_error(e)),
+                    Err((_, _)) => return Err(spawn_error(e)),
                 }
             }
-            Err((_, e)) => Err(spawn_error(e)),
+            Err((_, e)) => return Err(spawn_error(e)),
+        };
+        let pid = child.pid();
+        self.serve_listeners(channel, proxy.as_deref(), pid, &contained)
+            .map_err(spawn_error)?;
+        Ok((child, contained, mode))
+    }
+
+    /// Where a command confined in a network namespace of its own sends
+    /// its loopback listeners; `None` for every other command.
+    fn listener_channel(
+        &self,
+        applied: &Option<Applied>,
+    ) -> io::Result<Option<dsh_sandbox::ListenerChannel>> {
+        match applied {
+            Some(a) if a.proxied && a.plan.network_namespace() => {
+                dsh_sandbox::ListenerChannel::new().map(Some)
+            }
+            _ => Ok(None),
         }
+    }
+
+    /// Hands the listeners the child `pid` sent over `channel` to the
+    /// filtering proxy, for `client`, until the child's shell exits. On an
+    /// error the call's processes are killed: a command whose proxy is not
+    /// served must not run on.
+    fn serve_listeners(
+        &self,
+        channel: Option<dsh_sandbox::ListenerChannel>,
+        client: Option<&str>,
+        pid: i32,
+        contained: &Contained,
+    ) -> io::Result<()> {
+        let Some(channel) = channel else {
+            return Ok(());
+        };
+        let served = (|| {
+            let serve = self
+                .config
+                .network_proxy
+                .as_ref()
+                .and_then(|n| n.serve.clone())
+                .ok_or_else(|| io::Error::other("no proxy serves the command's network"))?;
+            let listeners = channel.receive()?;
+            let pidfd = sys::pidfd_open(pid)?;
+            let ended: CommandEnded = Box::pin(async move {
+                // Not watchable: the listeners close at once rather than
+                // outlive the command.
+                if let Ok(watched) = sys::watch_pidfd(pidfd) {
+                    let _ = watched.readable().await;
+                }
+            });
+            serve(client.unwrap_or_default(), listeners, ended);
+            Ok(())
+        })();
+        if served.is_err() {
+            contained.kill_all();
+        }
+        served
     }
 
     /// The path of `bash` in `path`, remembered while `PATH` stays the same.
@@ -1416,6 +1499,7 @@ impl Inner {
                 stderr.as_raw_fd(),
             ],
             confinement: None,
+            listeners: None,
             controlling_tty: terminal.is_some(),
         })
     }
@@ -1425,7 +1509,7 @@ impl Inner {
         command: &str,
         cwd: &Path,
         prepared: &Prepared,
-        confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
+        (confinement, listeners): (Option<Arc<dsh_sandbox::ChildPlan>>, Option<RawFd>),
         terminal: bool,
         child_env: ChildEnv<'_>,
     ) -> Command {
@@ -1442,7 +1526,13 @@ impl Inner {
         if let Some((name, value)) = prepared.marker() {
             cmd.env(name, value);
         }
-        sys::configure_child(&mut cmd, prepared.cgroup_procs_fd(), confinement, terminal);
+        sys::configure_child(
+            &mut cmd,
+            prepared.cgroup_procs_fd(),
+            confinement,
+            listeners,
+            terminal,
+        );
         cmd
     }
 
@@ -1549,6 +1639,8 @@ impl Inner {
         confinement.read_denials = denials;
         if let Some(net) = self.config.network_proxy.as_ref().filter(|_| proxied) {
             confinement.proxy_ports = net.ports.clone();
+            confinement.network_namespace =
+                net.serve.is_some() && dsh_sandbox::network_namespaces_available();
         }
         let _ = fs::create_dir_all(&temp);
         let layout = self.layout(&confinement)?;

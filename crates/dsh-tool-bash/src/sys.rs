@@ -24,11 +24,14 @@ pub(crate) const SIGSTOP: i32 = libc::SIGSTOP;
 /// 3. asks for `SIGKILL` when the thread that spawned it dies (`PR_SET_PDEATHSIG`),
 ///    and gives up if the parent is already gone.
 ///
-/// `cgroup_procs` must stay open until `spawn` returns.
+/// `cgroup_procs` must stay open until `spawn` returns, and so must
+/// `listeners` (the child's end of a `ListenerChannel`, over which a
+/// confinement with a network namespace of its own sends its listeners).
 pub(crate) fn configure_child(
     cmd: &mut tokio::process::Command,
     cgroup_procs: Option<RawFd>,
     confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
+    listeners: Option<RawFd>,
     controlling_tty: bool,
 ) {
     // Read in the parent: the child compares it with `getppid()`.
@@ -72,7 +75,7 @@ pub(crate) fn configure_child(
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
         match &confinement {
-            Some(plan) => plan.apply()?,
+            Some(plan) => plan.apply_with(listeners)?,
             None => dsh_sandbox::close_inherited()?,
         }
         Ok(())
@@ -153,6 +156,9 @@ pub(crate) struct ExecPlan {
     pub(crate) stdio: [RawFd; 3],
     /// The confinement the child applies before `exec`.
     pub(crate) confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
+    /// Where the confinement sends the listeners of the child's own network
+    /// namespace (open until the spawn returns).
+    pub(crate) listeners: Option<RawFd>,
     /// Stdin is a terminal that becomes the child's controlling terminal.
     pub(crate) controlling_tty: bool,
 }
@@ -329,7 +335,7 @@ unsafe fn exec_child(
         }
         match &plan.confinement {
             Some(confinement) => {
-                if confinement.apply().is_err() {
+                if confinement.apply_with(plan.listeners).is_err() {
                     fail(errno());
                 }
             }
@@ -379,6 +385,18 @@ pub(crate) fn reap_blocking(pid: i32) {
         }
         return;
     }
+}
+
+/// A pidfd of the process `pid` (our child, not yet reaped, so the number
+/// still names it).
+pub(crate) fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
+    // SAFETY: `pidfd_open(pid, 0)` takes no pointers.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the kernel returned a new descriptor, ours alone.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
 /// Registers a pidfd with the Tokio reactor (it turns readable when the

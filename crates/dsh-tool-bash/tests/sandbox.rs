@@ -352,6 +352,7 @@ async fn with_a_filtering_proxy_only_its_port_is_reachable_and_its_refusals_end_
             vec![("evil.test".to_owned(), "not in allowedDomains".to_owned())]
         }),
         started: None,
+        serve: None,
     };
     let dir = TempDir::new("proxy");
     std::fs::create_dir_all(dir.0.join("proj")).unwrap();
@@ -390,4 +391,90 @@ async fn with_a_filtering_proxy_only_its_port_is_reachable_and_its_refusals_end_
         .await
         .unwrap();
     assert_ne!(code(&held), Some(0), "{}", held.model_text());
+}
+
+/// With a server for its listeners, a confined command gets a network
+/// namespace of its own: the proxy's port there is a listener it made and
+/// handed over, served for its call alone, closed when its shell exits;
+/// the same port on the host is not reached. Both ways of starting a
+/// child (straight into a cgroup, and the process-tree fallback).
+#[tokio::test]
+async fn in_a_network_namespace_the_proxy_port_is_the_calls_own_listener() {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+    if !dsh_sandbox::network_namespaces_available() {
+        eprintln!("no network namespaces here: nothing to test");
+        return;
+    }
+    for containment in [
+        dsh_tool_bash::Containment::Auto,
+        dsh_tool_bash::Containment::ProcessTree,
+    ] {
+        // The host's listener at the proxy's port: it must hear nothing.
+        let host = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = host.local_addr().unwrap().port();
+        type Served = Arc<Mutex<Vec<(String, std::net::TcpListener)>>>;
+        let served: Served = Arc::default();
+        let keep = served.clone();
+        let (ended_tx, ended_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let serve: dsh_tool_bash::ServeListeners = Arc::new(move |client, listeners, ended| {
+            assert_eq!(listeners.len(), 1);
+            let (listen_port, listener) = listeners.into_iter().next().unwrap();
+            assert_eq!(listen_port, port);
+            // Answer one connection, as a proxy would.
+            let answering = listener.try_clone().unwrap();
+            std::thread::spawn(move || {
+                if let Ok((mut conn, _)) = answering.accept() {
+                    let _ = conn.write_all(b"from the namespace");
+                }
+            });
+            keep.lock().unwrap().push((client.to_owned(), listener));
+            let (client, tx) = (client.to_owned(), ended_tx.clone());
+            tokio::spawn(async move {
+                ended.await;
+                let _ = tx.send(client);
+            });
+        });
+        let net = dsh_tool_bash::NetworkProxy {
+            ports: vec![port],
+            env: Arc::new(|_client: &str| Vec::new()),
+            denials: Arc::new(|_client: &str| Vec::new()),
+            started: None,
+            serve: Some(serve),
+        };
+        let dir = TempDir::new("netns");
+        std::fs::create_dir_all(dir.0.join("proj")).unwrap();
+        let ex = Executor::new(ExecutorConfig {
+            cwd: dir.0.join("proj"),
+            sandbox: Some(policy(SandboxMode::WorkspaceWrite, false)),
+            network_proxy: Some(net),
+            containment,
+            ..ExecutorConfig::default()
+        })
+        .unwrap();
+        let out = run(
+            &ex,
+            &format!("python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', {port}), 5); print(s.recv(64).decode())\""),
+        )
+        .await;
+        assert_eq!(
+            out.stdout.text,
+            "from the namespace\n",
+            "{containment:?}: {}",
+            out.model_text()
+        );
+        let client = served.lock().unwrap()[0].0.clone();
+        assert!(client.starts_with("call-"), "{client}");
+        // Its shell has exited: the future given with the listeners ended.
+        let mut ended_rx = ended_rx;
+        let ended = tokio::time::timeout(std::time::Duration::from_secs(10), ended_rx.recv())
+            .await
+            .expect("the end of the command is told");
+        assert_eq!(ended.as_deref(), Some(client.as_str()));
+        host.set_nonblocking(true).unwrap();
+        assert!(
+            matches!(host.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+            "{containment:?}: the host's port was reached"
+        );
+    }
 }

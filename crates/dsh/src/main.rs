@@ -847,12 +847,19 @@ fn sandbox_status(json: bool) -> ExitCode {
     } else {
         "not available: UDP and named UNIX sockets stay open with the network off"
     };
-    let by_domain = if status.tcp && status.seccomp {
+    let by_domain = if status.tcp && status.seccomp && status.network_namespace {
+        "through dsh's filtering proxy (HTTP and SOCKS5; names resolved and checked by the \
+         proxy, private addresses refused); held by a network namespace per command with only \
+         loopback, where the proxy's ports are listeners the command's own process made and \
+         handed to dsh (nothing else is reachable, on any address), and by Landlock's TCP port \
+         rule and the system-call filter (only TCP stream sockets) inside it; a proxy of the \
+         user's own (httpProxyPort, socksProxyPort) gets the weaker mechanism below"
+    } else if status.tcp && status.seccomp {
         "through dsh's filtering proxy (HTTP and SOCKS5; names resolved and checked by the \
          proxy, private addresses refused); held by Landlock's TCP port rule (only the proxy's \
          ports, on any address: Landlock names ports, not hosts) and the system-call filter \
-         (only TCP stream sockets: no UDP, no DNS) — the weaker mechanism; a network namespace \
-         is not used yet"
+         (only TCP stream sockets: no UDP, no DNS) — the weaker mechanism (no network \
+         namespace here)"
     } else {
         "not available: the network stays off (the kernel cannot hold the proxy as the only way out)"
     };
