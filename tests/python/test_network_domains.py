@@ -430,6 +430,44 @@ async def test_a_udp_socket_cannot_be_made(dsh_bin: str, spawned: Spawned, tmp_p
     ], ran
 
 
+LOCAL_SERVER = """
+import socket, sys
+try:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+except OSError as e:
+    print("bind:", type(e).__name__, e.errno)
+    sys.exit(0)
+client = socket.create_connection(server.getsockname(), timeout=5)
+conn, _ = server.accept()
+conn.sendall(b"local")
+print("served:", client.recv(5).decode())
+"""
+
+
+@pytest.mark.anyio
+async def test_local_binding_is_applied_only_where_the_namespace_holds_it(
+    dsh_bin: str, spawned: Spawned, tmp_path: Path
+) -> None:
+    """Claude Code's `allowLocalBinding`: a command's own server on loopback,
+    reached directly (NO_PROXY names loopback), in its namespace; without
+    one, Landlock cannot tell loopback from the world: not applied, said
+    on stderr, and binding stays refused."""
+    require("python3")
+    network = {"allowedDomains": ALLOWED, "allowLocalBinding": True}
+    async with dsh_session(dsh_bin, spawned, tmp_path, network=network) as dsh:
+        ran = await dsh.bash(f'echo "no_proxy=$NO_PROXY"; python3 -c {shlex.quote(LOCAL_SERVER)}')
+    assert ran.exit_code == 0, ran
+    stderr = (tmp_path / "dsh" / "stderr.txt").read_text()
+    if MECHANISM == "namespace":
+        assert ran.output.splitlines() == ["no_proxy=localhost,127.0.0.1,::1", "served: local"], ran
+        assert "allowLocalBinding is not applied" not in stderr, stderr
+    else:
+        assert ran.output.splitlines() == ["no_proxy=", "bind: PermissionError 13"], ran
+        assert "allowLocalBinding is not applied" in stderr, stderr
+
+
 # --- real tools ------------------------------------------------------------------
 
 

@@ -54,6 +54,18 @@ pub(crate) fn start(
             .map_err(|e| format!("cannot start the sandbox's network proxy: {e}"))?,
     );
     let (env_of, denials_of, server) = (proxy.clone(), proxy.clone(), proxy.clone());
+    // Local servers need a namespace of the command's own to stay local.
+    let local_binding = domains.allow_local_binding == Some(true);
+    let local_binding = if local_binding && !dsh_sandbox::network_namespaces_available() {
+        eprintln!(
+            "dsh: sandbox.network.allowLocalBinding is not applied: this machine gives commands no \
+             network namespace of their own, and Landlock cannot tell loopback from the world \
+             (the sandbox stays stricter)"
+        );
+        false
+    } else {
+        local_binding
+    };
     let (http_port, socks_port) = (proxy.http_addr().port(), proxy.socks_addr().port());
     // In a command's own network namespace the proxy's ports are listeners
     // the command made there: served for that call alone, as the proxy's.
@@ -75,12 +87,24 @@ pub(crate) fn start(
     });
     let net = NetworkProxy {
         ports: vec![http_port, socks_port],
-        env: Arc::new(move |client: &str| env_of.env(client)),
+        env: Arc::new(move |client: &str| {
+            let mut env = env_of.env(client);
+            if local_binding {
+                // The command's own servers are reached directly, in its namespace.
+                for (name, value) in &mut env {
+                    if name.eq_ignore_ascii_case("NO_PROXY") {
+                        *value = "localhost,127.0.0.1,::1".to_owned();
+                    }
+                }
+            }
+            env
+        }),
         denials: Arc::new(move |client: &str| denials_of.take_denials(client)),
         started: domains
             .ask_unknown_domains
             .then(|| binder(permissions.clone(), bound)),
         serve: Some(serve),
+        local_binding,
     };
     Ok(Some(net))
 }
@@ -152,8 +176,10 @@ fn users_own(domains: &NetworkDomains) -> NetworkProxy {
         denials: Arc::new(|_client: &str| Vec::new()),
         started: None,
         // The user's proxy listens in the host's namespace: commands reach
-        // it by Landlock's port rule (the weaker mechanism).
+        // it by Landlock's port rule (the weaker mechanism), and cannot
+        // have local servers of their own.
         serve: None,
+        local_binding: false,
     }
 }
 

@@ -414,6 +414,10 @@ pub struct NetworkDomains {
     pub http_proxy_port: Option<u16>,
     /// A proxy of the user's own for SOCKS5, on this loopback port.
     pub socks_proxy_port: Option<u16>,
+    /// Claude Code's `allowLocalBinding`: commands may listen on loopback
+    /// ports and connect to them. Held only where a command gets a network
+    /// namespace of its own (nothing but the command reaches its servers).
+    pub allow_local_binding: Option<bool>,
 }
 
 /// Sandbox modes.
@@ -1025,6 +1029,11 @@ fn read_sandbox(
                     })?
                 }
                 "httpProxyPort" => d.http_proxy_port = Some(port(k, v)?),
+                "allowLocalBinding" => {
+                    d.allow_local_binding = Some(v.as_bool().ok_or_else(|| {
+                        invalid("sandbox.network.allowLocalBinding", "must be true or false")
+                    })?)
+                }
                 "socksProxyPort" => d.socks_proxy_port = Some(port(k, v)?),
                 _ => {
                     let grants = match v {
@@ -1400,6 +1409,8 @@ impl Settings {
                         all.ask_unknown_domains = more.ask_unknown_domains;
                         all.http_proxy_port = more.http_proxy_port.or(all.http_proxy_port);
                         all.socks_proxy_port = more.socks_proxy_port.or(all.socks_proxy_port);
+                        all.allow_local_binding =
+                            more.allow_local_binding.or(all.allow_local_binding);
                         Some(all)
                     }
                     (all, more) => more.or(all),

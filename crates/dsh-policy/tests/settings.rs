@@ -353,7 +353,6 @@ fn claude_codes_sandbox_keys_are_read_as_claude_code_means_them() {
     for key in [
         "sandbox.autoAllowBashIfSandboxed",
         "sandbox.excludedCommands",
-        "sandbox.network.allowLocalBinding",
         "sandbox.network.allowUnixSockets",
     ] {
         assert!(
@@ -366,6 +365,17 @@ fn claude_codes_sandbox_keys_are_read_as_claude_code_means_them() {
         !s.ignored.iter().any(|i| i.contains("allowedDomains")),
         "an empty list grants nothing"
     );
+    // Local binding is applied where a command has a network namespace of
+    // its own (the harness says so where it has none).
+    assert!(!s.ignored.iter().any(|i| i.contains("allowLocalBinding")));
+    assert_eq!(
+        s.sandbox_network
+            .as_ref()
+            .and_then(|n| n.allow_local_binding),
+        Some(true)
+    );
+    let e = err(r#"{"sandbox": {"network": {"allowLocalBinding": "yes"}}}"#);
+    assert_eq!(e.key(), Some("sandbox.network.allowLocalBinding"));
     // A key in neither schema is named.
     let e = err(r#"{"sandbox": {"enabld": true}}"#);
     assert_eq!(e.key(), Some("sandbox.enabld"));

@@ -260,6 +260,12 @@ pub struct Confinement {
     /// can ([`network_namespaces_available`]) and whether the spawner serves
     /// the listeners. [`confine`] leaves it false.
     pub network_namespace: bool,
+    /// With `network_namespace`: TCP `bind` and `connect` are left to the
+    /// namespace (only loopback exists there), so a command may run a
+    /// local server and reach it (Claude Code's `allowLocalBinding`).
+    /// Ignored without the namespace: Landlock cannot tell loopback from
+    /// the world. [`confine`] leaves it false.
+    pub local_binding: bool,
     /// The private temp directory (also in `writable`).
     pub temp_dir: PathBuf,
     /// The mode it came from.
@@ -321,6 +327,7 @@ pub fn confine(
         block_network: !policy.network,
         proxy_ports: Vec::new(),
         network_namespace: false,
+        local_binding: false,
         temp_dir: temp_dir.to_owned(),
         mode: policy.mode,
         read_denials: None,
@@ -338,6 +345,7 @@ pub fn deny_reads_only(denials: ReadDenials, temp_dir: &Path) -> Confinement {
         block_network: false,
         proxy_ports: Vec::new(),
         network_namespace: false,
+        local_binding: false,
         temp_dir: temp_dir.to_owned(),
         mode: SandboxMode::DangerFullAccess,
         read_denials: Some(denials),
@@ -507,7 +515,11 @@ impl Confinement {
             .set_compatibility(CompatLevel::HardRequirement)
             .handle_access(handled)
             .map_err(fail)?;
-        if self.block_network {
+        if self.block_network && self.tcp_left_to_the_namespace() {
+            ruleset = ruleset
+                .scope(Scope::AbstractUnixSocket | Scope::Signal)
+                .map_err(fail)?;
+        } else if self.block_network {
             ruleset = ruleset
                 .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
                 .map_err(fail)?
@@ -523,7 +535,7 @@ impl Confinement {
             .map_err(fail)?
             .add_rules(path_beneath_rules(WRITABLE_DEVICES, handled))
             .map_err(fail)?;
-        if self.block_network {
+        if self.block_network && !self.tcp_left_to_the_namespace() {
             for port in &self.proxy_ports {
                 created = created
                     .add_rule(landlock::NetPort::new(*port, AccessNet::ConnectTcp))
@@ -531,6 +543,14 @@ impl Confinement {
             }
         }
         Ok((abi, created))
+    }
+}
+
+impl Confinement {
+    /// TCP is held by the command's network namespace alone (local
+    /// binding asked, and a namespace with only loopback to hold it).
+    fn tcp_left_to_the_namespace(&self) -> bool {
+        self.local_binding && self.network_namespace && !self.proxy_ports.is_empty()
     }
 }
 

@@ -383,12 +383,14 @@ impl LayoutCache {
 
 fn cache_key(c: &Confinement, support: Support) -> String {
     let mut key = format!(
-        "{}|{:?}|{:?}|{}|{:?}|{}|{}|{}",
+        "{}|{:?}|{:?}|{}|{:?}|{}|{}|{}|{}|{}",
         c.mode.as_str(),
         c.writable,
         c.temp_dir,
         c.block_network,
         c.proxy_ports,
+        c.network_namespace,
+        c.local_binding,
         c.namespaces,
         c.walk_bound,
         support.abi

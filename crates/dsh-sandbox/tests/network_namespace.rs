@@ -43,6 +43,10 @@ impl Drop for Dirs {
 /// A workspace-write plan with the network off but the proxy's `port`
 /// reachable, in a namespace of its own or not.
 fn plan(dirs: &Dirs, port: u16, namespace: bool) -> ChildPlan {
+    plan_with(dirs, port, namespace, false)
+}
+
+fn plan_with(dirs: &Dirs, port: u16, namespace: bool, local_binding: bool) -> ChildPlan {
     let policy = SandboxPolicy {
         mode: SandboxMode::WorkspaceWrite,
         ..SandboxPolicy::default()
@@ -50,6 +54,7 @@ fn plan(dirs: &Dirs, port: u16, namespace: bool) -> ChildPlan {
     let mut confinement = confine(&policy, &[dirs.0.join("root")], &dirs.0.join("tmp")).unwrap();
     confinement.proxy_ports = vec![port];
     confinement.network_namespace = namespace;
+    confinement.local_binding = local_binding;
     let layout = confinement.layout(support()).unwrap();
     let config = ChildConfig::for_layout(&confinement, layout);
     assert_eq!(config.loopback_ports.len(), usize::from(namespace));
@@ -224,4 +229,37 @@ fn a_channel_with_nothing_sent_is_an_error() {
     let channel = ListenerChannel::new().unwrap();
     let e = channel.receive().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::WouldBlock, "{e}");
+}
+
+const LOCAL_SERVER: &str = "try:\n    server = socket.socket()\n    server.bind(('127.0.0.1', 0))\n    server.listen()\n    c = socket.create_connection(server.getsockname(), timeout=5)\n    server.accept()[0].sendall(b'local')\n    print('served', c.recv(5).decode())\nexcept OSError as e:\n    print('refused', e.errno)\n";
+
+/// Local binding leaves TCP to the namespace: a command's own server on
+/// loopback works there, and still nothing outside is reachable; without
+/// the namespace it changes nothing.
+#[test]
+fn local_binding_is_left_to_the_namespace_alone() {
+    let host = TcpListener::bind("0.0.0.0:0").unwrap();
+    let port = host.local_addr().unwrap().port();
+    let dirs = Dirs::new();
+    if network_namespaces_available() {
+        let plan = plan_with(&dirs, port, true, true);
+        let script = format!("{LOCAL_SERVER}{}", connect_line("127.0.0.2", port, "other"));
+        let (child, listeners) = start(&plan, &dirs, &script);
+        assert_eq!(listeners.len(), 1);
+        let text = output(child);
+        assert!(text.contains("served local"), "{text}");
+        assert!(
+            text.contains(&format!("other refused {}", libc::ECONNREFUSED)),
+            "{text}"
+        );
+    }
+    let plan = plan_with(&dirs, port, false, true);
+    let (child, _) = start(&plan, &dirs, LOCAL_SERVER);
+    let text = output(child);
+    assert!(
+        text.contains(&format!("refused {}", libc::EACCES)),
+        "{text}"
+    );
+    host.set_nonblocking(true).unwrap();
+    assert!(matches!(host.accept(), Err(e) if e.kind() == ErrorKind::WouldBlock));
 }

@@ -295,6 +295,11 @@ pub struct NetworkProxy {
     /// loopback with these listeners (the stronger mechanism); without,
     /// Landlock's port rules alone keep it to the ports.
     pub serve: Option<ServeListeners>,
+    /// In a command's own network namespace, TCP is left to the namespace:
+    /// the command may listen on loopback and reach its own servers
+    /// (Claude Code's `allowLocalBinding`). Without the namespace: no
+    /// effect (Landlock cannot tell loopback from the world).
+    pub local_binding: bool,
 }
 
 /// Serves one command's loopback listeners, by port, for one client until
@@ -1641,6 +1646,7 @@ impl Inner {
             confinement.proxy_ports = net.ports.clone();
             confinement.network_namespace =
                 net.serve.is_some() && dsh_sandbox::network_namespaces_available();
+            confinement.local_binding = net.local_binding;
         }
         let _ = fs::create_dir_all(&temp);
         let layout = self.layout(&confinement)?;

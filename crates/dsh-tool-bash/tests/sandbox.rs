@@ -353,6 +353,7 @@ async fn with_a_filtering_proxy_only_its_port_is_reachable_and_its_refusals_end_
         }),
         started: None,
         serve: None,
+        local_binding: false,
     };
     let dir = TempDir::new("proxy");
     std::fs::create_dir_all(dir.0.join("proj")).unwrap();
@@ -441,6 +442,7 @@ async fn in_a_network_namespace_the_proxy_port_is_the_calls_own_listener() {
             denials: Arc::new(|_client: &str| Vec::new()),
             started: None,
             serve: Some(serve),
+            local_binding: false,
         };
         let dir = TempDir::new("netns");
         std::fs::create_dir_all(dir.0.join("proj")).unwrap();
