@@ -40,14 +40,13 @@ pub(crate) fn start(
         .map_err(|e| format!("sandbox.network: {e}"))?;
     let config = ProxyConfig {
         rules,
-        ask_unknown: domains.ask_unknown_domains,
+        ask_unknown: domains.ask_unknown_domains == Some(true),
         resolve_override: dsh_netproxy::resolver_from_env(),
         http_port: 0,
         socks_port: 0,
     };
     let bound = Bound::default();
-    let ask = domains
-        .ask_unknown_domains
+    let ask = (domains.ask_unknown_domains == Some(true))
         .then(|| asker(permissions.clone(), bound.clone()));
     let proxy = Arc::new(
         NetProxy::bind(config, ask, Some(recorder(audit, sandbox.mode.as_str())))
@@ -100,8 +99,7 @@ pub(crate) fn start(
             env
         }),
         denials: Arc::new(move |client: &str| denials_of.take_denials(client)),
-        started: domains
-            .ask_unknown_domains
+        started: (domains.ask_unknown_domains == Some(true))
             .then(|| binder(permissions.clone(), bound)),
         serve: Some(serve),
         local_binding,

@@ -408,8 +408,8 @@ pub struct NetworkDomains {
     /// Domains never reachable, whatever `allowed_domains` says.
     pub denied_domains: Vec<String>,
     /// Our extension: a domain in neither list is asked about instead of
-    /// refused.
-    pub ask_unknown_domains: bool,
+    /// refused (unset: refused).
+    pub ask_unknown_domains: Option<bool>,
     /// A proxy of the user's own for HTTP, on this loopback port.
     pub http_proxy_port: Option<u16>,
     /// A proxy of the user's own for SOCKS5, on this loopback port.
@@ -1024,9 +1024,9 @@ fn read_sandbox(
                 "allowedDomains" => d.allowed_domains = strings(k, v)?,
                 "deniedDomains" => d.denied_domains = strings(k, v)?,
                 "askUnknownDomains" => {
-                    d.ask_unknown_domains = v.as_bool().ok_or_else(|| {
+                    d.ask_unknown_domains = Some(v.as_bool().ok_or_else(|| {
                         invalid("sandbox.network.askUnknownDomains", "must be true or false")
-                    })?
+                    })?)
                 }
                 "httpProxyPort" => d.http_proxy_port = Some(port(k, v)?),
                 "allowLocalBinding" => {
@@ -1406,7 +1406,8 @@ impl Settings {
                     (Some(mut all), Some(more)) => {
                         all.allowed_domains.extend(more.allowed_domains);
                         all.denied_domains.extend(more.denied_domains);
-                        all.ask_unknown_domains = more.ask_unknown_domains;
+                        all.ask_unknown_domains =
+                            more.ask_unknown_domains.or(all.ask_unknown_domains);
                         all.http_proxy_port = more.http_proxy_port.or(all.http_proxy_port);
                         all.socks_proxy_port = more.socks_proxy_port.or(all.socks_proxy_port);
                         all.allow_local_binding =

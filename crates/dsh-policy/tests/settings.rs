@@ -536,7 +536,7 @@ fn claude_codes_domain_lists_are_read_for_the_filtering_proxy() {
     let d = s.sandbox_network.clone().unwrap();
     assert_eq!(d.allowed_domains, ["github.com", "*.npmjs.org"]);
     assert_eq!(d.denied_domains, ["gist.github.com"]);
-    assert!(d.ask_unknown_domains);
+    assert_eq!(d.ask_unknown_domains, Some(true));
     assert!(
         !s.ignored.iter().any(|i| i.contains("Domains")),
         "applied, not ignored: {:?}",
@@ -586,4 +586,15 @@ fn domain_lists_join_across_files_so_a_deny_anywhere_holds() {
     assert_eq!(d.allowed_domains, ["*.example.com"]);
     assert_eq!(d.denied_domains, ["evil.example.com"]);
     assert_eq!(d.http_proxy_port, Some(3128));
+    // A single value a more specific file leaves out is the other file's.
+    let user = Settings::from_str(
+        r#"{"sandbox": {"network": {"askUnknownDomains": true, "allowLocalBinding": true}}}"#,
+    )
+    .unwrap();
+    let project =
+        Settings::from_str(r#"{"sandbox": {"network": {"allowedDomains": ["a.test"]}}}"#).unwrap();
+    let (merged, _) = Settings::merge(vec![("u".into(), user), ("p".into(), project)]);
+    let d = merged.sandbox_network.unwrap();
+    assert_eq!(d.ask_unknown_domains, Some(true));
+    assert_eq!(d.allow_local_binding, Some(true));
 }
