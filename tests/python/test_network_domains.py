@@ -256,12 +256,17 @@ async def test_the_mechanism_is_the_one_asked_for(dsh_bin: str, spawned: Spawned
     assert ran.exit_code == 0, ran
     netns, *interfaces = ran.output.splitlines()
     host_interfaces = [line.split(":")[0].strip() for line in Path("/proc/net/dev").read_text().splitlines()[2:]]
+    env = {**os.environ, **({"DSH_SANDBOX_NO_NETNS": "1"} if MECHANISM == "ports" else {})}
+    status = subprocess.run([dsh_bin, "sandbox", "status"], env=env, capture_output=True, text=True, check=True)
+    [by_domain] = [line for line in status.stdout.splitlines() if line.startswith("network by domain")]
     if MECHANISM == "namespace":
         assert netns != dsh_netns, ran
         assert interfaces == ["lo"], ran
+        assert "held by a network namespace per command with only loopback" in by_domain, by_domain
     else:
         assert netns == dsh_netns, ran
         assert sorted(interfaces) == sorted(host_interfaces), ran
+        assert "the weaker mechanism (no network namespace here)" in by_domain, by_domain
 
 
 # --- HTTP through the proxy -----------------------------------------------------
