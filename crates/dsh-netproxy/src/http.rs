@@ -430,7 +430,7 @@ async fn forward(
     // The request body (or, after an upgrade, the client's side), streamed.
     let uploader = tokio::spawn(async move {
         let mut client_r = client_r;
-        let _ = tokio::io::copy(&mut client_r, &mut upstream_w).await;
+        crate::copy::one_way(&mut client_r, &mut upstream_w).await;
         (client_r, upstream_w)
     });
 
