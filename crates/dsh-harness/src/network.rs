@@ -33,7 +33,14 @@ pub(crate) fn start(
     if !(status.tcp && status.seccomp) {
         return Ok(None);
     }
+    let local_binding = domains.allow_local_binding == Some(true);
     if domains.http_proxy_port.is_some() || domains.socks_proxy_port.is_some() {
+        if local_binding {
+            local_binding_not_applied(
+                "with a proxy of your own (httpProxyPort, socksProxyPort) commands stay in \
+                 dsh's network namespace",
+            );
+        }
         return Ok(Some(users_own(domains)));
     }
     let rules = DomainRules::new(&domains.allowed_domains, &domains.denied_domains, false)
@@ -54,13 +61,8 @@ pub(crate) fn start(
     );
     let (env_of, denials_of, server) = (proxy.clone(), proxy.clone(), proxy.clone());
     // Local servers need a namespace of the command's own to stay local.
-    let local_binding = domains.allow_local_binding == Some(true);
     let local_binding = if local_binding && !dsh_sandbox::network_namespaces_available() {
-        eprintln!(
-            "dsh: sandbox.network.allowLocalBinding is not applied: this machine gives commands no \
-             network namespace of their own, and Landlock cannot tell loopback from the world \
-             (the sandbox stays stricter)"
-        );
+        local_binding_not_applied("commands get no network namespace of their own here");
         false
     } else {
         local_binding
@@ -105,6 +107,14 @@ pub(crate) fn start(
         local_binding,
     };
     Ok(Some(net))
+}
+
+/// Says on stderr why `allowLocalBinding` is not applied.
+fn local_binding_not_applied(why: &str) {
+    eprintln!(
+        "dsh: sandbox.network.allowLocalBinding is not applied: {why}, and Landlock cannot tell \
+         loopback from the world (the sandbox stays stricter)"
+    );
 }
 
 /// Where connection records go once the audit log is open.

@@ -851,9 +851,12 @@ fn sandbox_status(json: bool) -> ExitCode {
         "through dsh's filtering proxy (HTTP and SOCKS5; names resolved and checked by the \
          proxy, private addresses refused); held by a network namespace per command with only \
          loopback, where the proxy's ports are listeners the command's own process made and \
-         handed to dsh (nothing else is reachable, on any address), and by Landlock's TCP port \
-         rule and the system-call filter (only TCP stream sockets) inside it; a proxy of the \
-         user's own (httpProxyPort, socksProxyPort) gets the weaker mechanism below"
+         handed to dsh (nothing else is reachable, on any address), and inside it by the \
+         system-call filter (only TCP stream sockets: no UDP, no DNS) and Landlock's TCP port \
+         rule (only the proxy's ports; left to the namespace with \
+         sandbox.network.allowLocalBinding); a proxy of the user's own (httpProxyPort, \
+         socksProxyPort) is held by the port rule and the filter alone, in dsh's namespace \
+         (Landlock names ports, not hosts: the weaker mechanism)"
     } else if status.tcp && status.seccomp {
         "through dsh's filtering proxy (HTTP and SOCKS5; names resolved and checked by the \
          proxy, private addresses refused); held by Landlock's TCP port rule (only the proxy's \
