@@ -116,6 +116,60 @@ fn sandbox_ratio() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The same `true` under `workspace-write` with a filtering proxy's port
+/// reachable: held by Landlock's port rule alone, and in a network
+/// namespace of its own (loopback up, a listener made and handed over):
+/// what the stronger mechanism costs a call.
+fn netns_ratio() {
+    if !dsh_sandbox::network_namespaces_available() {
+        println!("RESULT network namespace per command: not available here");
+        return;
+    }
+    let rt = runtime();
+    let dir = std::env::temp_dir().join(format!("dsh-bench-netns-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join(".git")).expect("bench project");
+    let proxy = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let port = proxy.local_addr().expect("its address").port();
+    let config = |serve: Option<dsh_tool_bash::ServeListeners>| ExecutorConfig {
+        cwd: dir.clone(),
+        sandbox: Some(dsh_sandbox::SandboxPolicy::default()),
+        network_proxy: Some(dsh_tool_bash::NetworkProxy {
+            ports: vec![port],
+            env: std::sync::Arc::new(|_: &str| Vec::new()),
+            denials: std::sync::Arc::new(|_: &str| Vec::new()),
+            started: None,
+            serve,
+            local_binding: false,
+        }),
+        ..ExecutorConfig::default()
+    };
+    let ports_only = Executor::new(config(None)).expect("executor");
+    // The listeners are taken and let go: what is measured is the spawn.
+    let served: dsh_tool_bash::ServeListeners = std::sync::Arc::new(|_, listeners, ended| {
+        drop((listeners, ended));
+    });
+    let namespace = Executor::new(config(Some(served))).expect("executor");
+    let (ports, netns) = ratio::compare(
+        || rt.block_on(executor_true(&ports_only)),
+        || rt.block_on(executor_true(&namespace)),
+        11,
+        Duration::from_millis(300),
+    );
+    ratio::report(
+        "bash true, proxy port reachable",
+        "Landlock port rule",
+        "network namespace",
+        (ports, netns),
+    );
+    println!(
+        "RESULT network namespace per command: {:.0} µs per call vs {:.0} µs, {:.0} µs added",
+        netns.as_secs_f64() * 1e6,
+        ports.as_secs_f64() * 1e6,
+        (netns.as_secs_f64() - ports.as_secs_f64()) * 1e6
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A copy of this repository's tracked files (a real project: a few
 /// hundred files in a few dozen directories), with a `.git`, secrets the
 /// deny rules name, and nothing built.
@@ -397,8 +451,8 @@ fn big_output() {
 criterion_group!(benches, bench);
 
 fn main() {
-    // `DSH_BENCH_ONLY=hold` (a comma list of spawn, sandbox, hold, spaced,
-    // output, criterion) runs part of the bench.
+    // `DSH_BENCH_ONLY=hold` (a comma list of spawn, sandbox, hold, netns,
+    // spaced, output, criterion) runs part of the bench.
     let only = std::env::var("DSH_BENCH_ONLY").ok();
     let run = |name: &str| {
         only.as_deref()
@@ -412,6 +466,9 @@ fn main() {
     }
     if run("hold") {
         hold_ratio();
+    }
+    if run("netns") {
+        netns_ratio();
     }
     if run("spaced") {
         spaced();
