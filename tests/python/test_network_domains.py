@@ -14,8 +14,8 @@ the system Python's pip against a simple index, git over dumb HTTP, and
 Python's own sockets going around the proxy.
 
 Every test runs under both mechanisms that keep the proxy the only way out:
-a network namespace per command with only loopback, where the proxy's
-ports are listeners the command made and handed to dsh ("namespace"), and
+a network namespace with only loopback that confined commands join, where
+the proxy's ports are listeners made inside it ("namespace"), and
 Landlock's TCP port rule with the socket filter alone ("ports",
 `DSH_SANDBOX_NO_NETNS=1`).
 """
@@ -28,6 +28,7 @@ import re
 import sys
 import shlex
 import shutil
+import socket
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -247,7 +248,7 @@ async def test_a_confined_command_gets_the_proxy_variables(dsh_bin: str, spawned
 
 @pytest.mark.anyio
 async def test_the_mechanism_is_the_one_asked_for(dsh_bin: str, spawned: Spawned, tmp_path: Path) -> None:
-    """In its namespace a command sees only loopback, and a network
+    """In the namespace a command sees only loopback, and a network
     namespace other than dsh's; with the port rule alone, dsh's own."""
     async with dsh_session(dsh_bin, spawned, tmp_path) as dsh:
         assert spawned.process is not None
@@ -262,7 +263,7 @@ async def test_the_mechanism_is_the_one_asked_for(dsh_bin: str, spawned: Spawned
     if MECHANISM == "namespace":
         assert netns != dsh_netns, ran
         assert interfaces == ["lo"], ran
-        assert "held by a network namespace per command with only loopback" in by_domain, by_domain
+        assert "held by a network namespace with only loopback" in by_domain, by_domain
     else:
         assert netns == dsh_netns, ran
         assert sorted(interfaces) == sorted(host_interfaces), ran
@@ -471,6 +472,41 @@ async def test_local_binding_is_applied_only_where_the_namespace_holds_it(
     else:
         assert ran.output.splitlines() == ["no_proxy=", "bind: PermissionError 13"], ran
         assert "allowLocalBinding is not applied" in stderr, stderr
+
+
+@pytest.mark.anyio
+async def test_a_server_a_background_task_started_is_reached_by_a_later_call(
+    dsh_bin: str, spawned: Spawned, tmp_path: Path
+) -> None:
+    """`npm run dev` in the background, then `curl localhost:…` in the next
+    call: with `allowLocalBinding`, the session's confined commands share
+    one namespace, so the server is reached (directly: NO_PROXY names
+    loopback); never from outside it."""
+    require("curl")
+    require("python3")
+    port = 47313
+    network = {"allowedDomains": ALLOWED, "allowLocalBinding": True}
+    async with dsh_session(dsh_bin, spawned, tmp_path, network=network) as dsh:
+        (dsh.project / "marker.txt").write_text("served in the namespace\n")
+        with anyio.fail_after(REQUEST_TIMEOUT_S):
+            started = await dsh.session.call_tool(
+                "bash",
+                {"command": f"python3 -m http.server {port} --bind 127.0.0.1", "run_in_background": True},
+            )
+        assert started.is_error is not True, text(started)
+        # Polled with a deadline: the server needs a moment to listen.
+        ran = await dsh.bash(
+            f"for i in $(seq 100); do {CURL} -f http://localhost:{port}/marker.txt 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
+        )
+        if MECHANISM == "namespace":
+            assert ran.exit_code == 0, ran
+            assert ran.output == "served in the namespace", ran
+            assert ran.denials == [], ran
+        else:
+            assert ran.exit_code != 0, ran
+        # Not on the host: the server listens in the commands' namespace.
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
 
 
 # --- real tools ------------------------------------------------------------------

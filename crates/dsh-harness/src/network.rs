@@ -62,15 +62,16 @@ pub(crate) fn start(
     let (env_of, denials_of, server) = (proxy.clone(), proxy.clone(), proxy.clone());
     // Local servers need a namespace of the command's own to stay local.
     let local_binding = if local_binding && !dsh_sandbox::network_namespaces_available() {
-        local_binding_not_applied("commands get no network namespace of their own here");
+        local_binding_not_applied("commands get no network namespace here");
         false
     } else {
         local_binding
     };
     let (http_port, socks_port) = (proxy.http_addr().port(), proxy.socks_addr().port());
-    // In a command's own network namespace the proxy's ports are listeners
-    // the command made there: served for that call alone, as the proxy's.
-    let serve: dsh_tool_bash::ServeListeners = Arc::new(move |client, listeners, ended| {
+    // In the commands' network namespace the proxy's ports are listeners
+    // made there: served as the proxy's own (a request names its call by
+    // the password of its proxy URL).
+    let serve: dsh_tool_bash::ServeListeners = Arc::new(move |listeners, ends| {
         let listeners = listeners
             .into_iter()
             .filter_map(|(port, listener)| {
@@ -84,7 +85,7 @@ pub(crate) fn start(
                 Some((protocol, listener))
             })
             .collect();
-        server.serve_client(client, listeners, ended);
+        server.serve_listeners(None, listeners, ends);
     });
     let net = NetworkProxy {
         ports: vec![http_port, socks_port],

@@ -461,23 +461,24 @@ impl NetProxy {
         )
     }
 
-    /// Serves `listeners`, made elsewhere for `client` alone (in a
-    /// sandboxed command's own network namespace, where they are the only
-    /// way out), until `until` completes (the command's process ended)
-    /// or the proxy stops. Every connection on them is
-    /// `client`'s, whatever name its request gives; the same rules,
-    /// asks, events and connection limit as the proxy's own listeners.
-    /// Runs on the runtime the proxy was bound on.
-    pub fn serve_client(
+    /// Serves `listeners` made elsewhere (in the network namespace of
+    /// sandboxed commands, where they are the only way out) until `until`
+    /// completes or the proxy stops: the same rules, asks, events and
+    /// connection limit as the proxy's own listeners. A connection's client
+    /// is `client` when given (listeners made for one client alone),
+    /// whatever name its request gives; else, as on the proxy's own, the
+    /// name its request proves with its password. Runs on the runtime the
+    /// proxy was bound on.
+    pub fn serve_listeners(
         &self,
-        client: &str,
+        client: Option<&str>,
         listeners: Vec<(Protocol, std::net::TcpListener)>,
         until: impl std::future::Future<Output = ()> + Send + 'static,
     ) {
         let shared = self.shared.clone();
         let limit = self.limit.clone();
         let stop = self.stop.child_token();
-        let client: Arc<str> = client.into();
+        let client: Option<Arc<str>> = client.map(Into::into);
         self.runtime.spawn(async move {
             let mut serving = tokio::task::JoinSet::new();
             for (protocol, listener) in listeners {
@@ -488,7 +489,7 @@ impl NetProxy {
                 serving.spawn(serve(
                     listener,
                     protocol,
-                    Some(client.clone()),
+                    client.clone(),
                     shared.clone(),
                     limit.clone(),
                     stop.clone(),

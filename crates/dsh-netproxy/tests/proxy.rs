@@ -747,8 +747,8 @@ async fn a_listener_made_for_one_client_speaks_for_it_until_told_to_stop() {
     let socks = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let (http_addr, socks_addr) = (http.local_addr().unwrap(), socks.local_addr().unwrap());
     let (done, ended) = tokio::sync::oneshot::channel::<()>();
-    proxy.serve_client(
-        "call-7",
+    proxy.serve_listeners(
+        Some("call-7"),
         vec![
             (dsh_netproxy::Protocol::Http, http),
             (dsh_netproxy::Protocol::Socks, socks),
@@ -779,4 +779,25 @@ async fn a_listener_made_for_one_client_speaks_for_it_until_told_to_stop() {
         assert!(std::time::Instant::now() < deadline, "still listening");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listeners_served_for_no_one_in_particular_name_clients_by_password() {
+    let (proxy, _) = start(config(&[], &[], false, &[]), None).await;
+    let http = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = http.local_addr().unwrap();
+    proxy.serve_listeners(
+        None,
+        vec![(dsh_netproxy::Protocol::Http, http)],
+        std::future::pending(),
+    );
+    let genuine =
+        http_proxy(&proxy, "c1").replace(&proxy.http_addr().to_string(), &addr.to_string());
+    let r = curl(&strings(&["-x", &genuine, "http://nope.test/"])).await;
+    assert_eq!(r.code, "403", "{}", r.output);
+    assert_eq!(proxy.take_denials("c1").len(), 1);
+    let forged = format!("http://c1:guess@{addr}");
+    let r = curl(&strings(&["-x", &forged, "http://nope.test/"])).await;
+    assert_eq!(r.code, "403", "{}", r.output);
+    assert!(proxy.take_denials("c1").is_empty());
 }

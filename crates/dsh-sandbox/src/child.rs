@@ -22,11 +22,11 @@
 //!    `utimes`, `setxattr` of files outside the writable paths (which root,
 //!    owner of the system's files, could otherwise do without any
 //!    capability). Needs Linux 5.12 (`mount_setattr`).
-//!    With [`ChildConfig::loopback_ports`], a **network namespace** too
-//!    (`CLONE_NEWNET`, in the same `unshare`): loopback brought up, a TCP
-//!    listener made on 127.0.0.1 at each port, and the listeners sent to
-//!    the parent over the [`ListenerChannel`] (`SCM_RIGHTS`), which
-//!    accepts on them from its own namespace: the command's only network.
+//!    With [`ChildConfig::network_namespace`], first the **network
+//!    namespace** made for such commands ([`NetworkNamespace`]) is joined
+//!    (`setns`; not as root, its user namespace first, and no user
+//!    namespace of its own then): only loopback, where the filtering
+//!    proxy's listeners wait.
 //! 2. **No inherited descriptors**: `close_range(3, ~0, CLOSE_RANGE_CLOEXEC)`,
 //!    so only standard input, output and error survive `exec` (the
 //!    Landlock ruleset stays usable until then).
@@ -43,6 +43,7 @@
 //! 6. **seccomp**: the program of [`SeccompFilters`], last, so the calls
 //!    above are not themselves filtered.
 
+use crate::netns::NetworkNamespace;
 use crate::seccomp::{SeccompFilters, SeccompOptions, SockFilter};
 use std::ffi::{CStr, CString};
 use std::io;
@@ -112,7 +113,7 @@ pub(crate) fn current_uid() -> u32 {
     unsafe { libc::getuid() }
 }
 
-fn effective_ids() -> (u32, u32) {
+pub(crate) fn effective_ids() -> (u32, u32) {
     // SAFETY: `geteuid` and `getegid` take no arguments and cannot fail.
     unsafe { (libc::geteuid(), libc::getegid()) }
 }
@@ -160,17 +161,11 @@ pub struct ChildConfig {
     /// Install the system-call filter where the kernel supports it
     /// (default: yes).
     pub seccomp: bool,
-    /// A network namespace of its own, with only loopback, where these
-    /// TCP ports listen on 127.0.0.1: the listeners are made by the child
-    /// and handed to the parent over the [`ListenerChannel`] given to
-    /// [`ChildPlan::apply_with`], so the filtering proxy accepts what the
-    /// command connects to there, and nothing else is reachable (at most
-    /// [`MAX_LOOPBACK_PORTS`]). Empty: the host's network namespace.
-    pub loopback_ports: Vec<u16>,
+    /// The network namespace to join: only loopback, where the filtering
+    /// proxy's listeners are ([`NetworkNamespace::create`]). `None`: the
+    /// spawning process's own.
+    pub network_namespace: Option<Arc<NetworkNamespace>>,
 }
-
-/// At most this many [`ChildConfig::loopback_ports`].
-pub const MAX_LOOPBACK_PORTS: usize = 4;
 
 impl Default for ChildConfig {
     fn default() -> Self {
@@ -185,7 +180,7 @@ impl Default for ChildConfig {
             writable_paths: Vec::new(),
             keep_capabilities: false,
             seccomp: true,
-            loopback_ports: Vec::new(),
+            network_namespace: None,
         }
     }
 }
@@ -216,11 +211,6 @@ impl ChildConfig {
             } else {
                 Vec::new()
             },
-            loopback_ports: if confinement.network_namespace && confinement.block_network {
-                confinement.proxy_ports.clone()
-            } else {
-                Vec::new()
-            },
             ..ChildConfig::default()
         }
     }
@@ -232,8 +222,8 @@ struct Namespaces {
     ipc: bool,
     /// A mount namespace (binds, masks, a read-only root).
     mounts: bool,
-    /// A network namespace with these ports listening on loopback.
-    net: Option<LoopbackPorts>,
+    /// The network namespace joined.
+    net: Option<Arc<NetworkNamespace>>,
     /// `uid_map` and `gid_map` contents when a user namespace is needed
     /// (not root).
     user: Option<(Vec<u8>, Vec<u8>)>,
@@ -514,26 +504,7 @@ impl ChildPlan {
             Ok((path, flags))
         };
         let ipc = config.ipc_namespace && namespaces_ok;
-        let net = if config.loopback_ports.is_empty() {
-            None
-        } else if config.loopback_ports.len() > MAX_LOOPBACK_PORTS {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("at most {MAX_LOOPBACK_PORTS} loopback ports"),
-            ));
-        } else if !network_namespaces_available() {
-            return Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "a network namespace of its own is not available here",
-            ));
-        } else {
-            let mut ports = LoopbackPorts {
-                ports: [0; MAX_LOOPBACK_PORTS],
-                len: config.loopback_ports.len(),
-            };
-            ports.ports[..ports.len].copy_from_slice(&config.loopback_ports);
-            Some(ports)
-        };
+        let net = config.network_namespace.clone();
         let namespaces = if ipc || mounts || net.is_some() {
             let mut binds = Vec::new();
             for p in &config.read_only_binds {
@@ -566,7 +537,9 @@ impl ChildPlan {
                 None
             };
             let (uid, gid) = effective_ids();
-            let user = (uid != 0).then(|| {
+            // A joined network namespace brings its user namespace along.
+            let joins_user = net.as_ref().is_some_and(|n| n.user.is_some());
+            let user = (uid != 0 && !joins_user).then(|| {
                 (
                     format!("{uid} {uid} 1\n").into_bytes(),
                     format!("{gid} {gid} 1\n").into_bytes(),
@@ -613,10 +586,8 @@ impl ChildPlan {
         self.namespaces.as_ref().is_some_and(|n| n.mounts)
     }
 
-    /// Whether the plan enters a network namespace of its own
-    /// ([`ChildConfig::loopback_ports`]): its spawner passes a
-    /// [`ListenerChannel`] to [`ChildPlan::apply_with`] and receives the
-    /// listeners.
+    /// Whether the plan joins a network namespace
+    /// ([`ChildConfig::network_namespace`]).
     pub fn network_namespace(&self) -> bool {
         self.namespaces.as_ref().is_some_and(|n| n.net.is_some())
     }
@@ -633,24 +604,8 @@ impl ChildPlan {
     /// The errno of the first call that failed (the child should then not
     /// run its program).
     pub fn apply(&self) -> io::Result<()> {
-        self.apply_with(None)
-    }
-
-    /// [`ChildPlan::apply`], handing the loopback listeners of the
-    /// command's network namespace to the parent over `listeners` (the
-    /// child's end of a [`ListenerChannel`], [`ListenerChannel::child_fd`]).
-    /// Without a channel the namespace still has only loopback: the command
-    /// reaches nothing at all.
-    ///
-    /// # Errors
-    /// As [`ChildPlan::apply`]; also when the listeners cannot be made or
-    /// sent.
-    pub fn apply_with(&self, listeners: Option<RawFd>) -> io::Result<()> {
         if let Some(ns) = &self.namespaces {
             enter_namespaces(ns)?;
-            if let Some(ports) = &ns.net {
-                enter_loopback(ports, listeners)?;
-            }
         }
         close_inherited()?;
         if !self.keep_capabilities {
@@ -728,7 +683,7 @@ fn cloexec_one_by_one() -> io::Result<()> {
     Ok(())
 }
 
-fn write_file(path: &CStr, data: &[u8]) -> io::Result<()> {
+pub(crate) fn write_file(path: &CStr, data: &[u8]) -> io::Result<()> {
     // SAFETY: `path` is NUL-terminated.
     let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
     if fd < 0 {
@@ -762,12 +717,17 @@ fn mount(source: Option<&CStr>, target: &CStr, flags: libc::c_ulong) -> io::Resu
 }
 
 fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
+    if let Some(net) = &ns.net {
+        // Its user namespace first: there this process may join the
+        // network namespace, and make the others.
+        if let Some(user) = &net.user {
+            setns(user.as_raw_fd(), libc::CLONE_NEWUSER)?;
+        }
+        setns(net.net.as_raw_fd(), libc::CLONE_NEWNET)?;
+    }
     let mut flags = 0;
     if ns.mounts {
         flags |= libc::CLONE_NEWNS;
-    }
-    if ns.net.is_some() {
-        flags |= libc::CLONE_NEWNET;
     }
     if ns.ipc {
         flags |= libc::CLONE_NEWIPC;
@@ -775,8 +735,10 @@ fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
     if ns.user.is_some() {
         flags |= libc::CLONE_NEWUSER;
     }
-    // SAFETY: `unshare` takes flags only.
-    check(unsafe { libc::unshare(flags) }.into())?;
+    if flags != 0 {
+        // SAFETY: `unshare` takes flags only.
+        check(unsafe { libc::unshare(flags) }.into())?;
+    }
     if let Some((uid_map, gid_map)) = &ns.user {
         write_file(c"/proc/self/uid_map", uid_map)?;
         write_file(c"/proc/self/setgroups", b"deny")?;
@@ -814,47 +776,13 @@ fn enter_namespaces(ns: &Namespaces) -> io::Result<()> {
     reenter_cwd()
 }
 
-/// The ports of a network namespace's loopback listeners, kept inline so
-/// the child reads them without allocating.
-#[derive(Debug, Clone, Copy)]
-struct LoopbackPorts {
-    ports: [u16; MAX_LOOPBACK_PORTS],
-    len: usize,
-}
-
-impl LoopbackPorts {
-    fn as_slice(&self) -> &[u16] {
-        &self.ports[..self.len]
-    }
-}
-
-/// Brings the new network namespace's loopback up, listens on 127.0.0.1 at
-/// each port, and sends the listeners over `channel` in one message (the
-/// ports as its bytes, the descriptors as `SCM_RIGHTS`). In the child:
-/// plain system calls, no allocation.
-fn enter_loopback(ports: &LoopbackPorts, channel: Option<RawFd>) -> io::Result<()> {
-    loopback_up()?;
-    let Some(channel) = channel else {
-        return Ok(());
-    };
-    let mut fds = [-1 as RawFd; MAX_LOOPBACK_PORTS];
-    let mut payload = [0u8; 2 * MAX_LOOPBACK_PORTS];
-    let result = (|| {
-        for (i, port) in ports.as_slice().iter().enumerate() {
-            fds[i] = listen_loopback(*port)?;
-            payload[2 * i..2 * i + 2].copy_from_slice(&port.to_ne_bytes());
-        }
-        send_fds(channel, &payload[..2 * ports.len], &fds[..ports.len])
-    })();
-    for fd in fds.into_iter().filter(|fd| *fd >= 0) {
-        // SAFETY: each is a socket this function opened, closed once.
-        unsafe { libc::close(fd) };
-    }
-    result
+fn setns(fd: RawFd, kind: libc::c_int) -> io::Result<()> {
+    // SAFETY: `setns` takes a descriptor and flags, no pointers.
+    check(unsafe { libc::setns(fd, kind) }.into())
 }
 
 /// `ifconfig lo up`, by `ioctl`.
-fn loopback_up() -> io::Result<()> {
+pub(crate) fn loopback_up() -> io::Result<()> {
     // SAFETY: `socket` takes no pointers.
     let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
     if fd < 0 {
@@ -884,7 +812,7 @@ fn loopback_up() -> io::Result<()> {
 }
 
 /// A TCP socket listening on 127.0.0.1:`port`.
-fn listen_loopback(port: u16) -> io::Result<RawFd> {
+pub(crate) fn listen_loopback(port: u16) -> io::Result<RawFd> {
     // SAFETY: `socket` takes no pointers.
     let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
     if fd < 0 {
@@ -920,13 +848,13 @@ fn listen_loopback(port: u16) -> io::Result<RawFd> {
     Ok(fd)
 }
 
-/// Room for `SCM_RIGHTS` with [`MAX_LOOPBACK_PORTS`] descriptors, aligned
+/// Room for `SCM_RIGHTS` with [`crate::MAX_LOOPBACK_PORTS`] descriptors and two more, aligned
 /// as a `cmsghdr`.
 #[repr(C, align(8))]
-struct ControlBuffer([u8; 64]);
+pub(crate) struct ControlBuffer(pub(crate) [u8; 64]);
 
 /// Sends `payload` with `fds` attached on the socket `channel`.
-fn send_fds(channel: RawFd, payload: &[u8], fds: &[RawFd]) -> io::Result<()> {
+pub(crate) fn send_fds(channel: RawFd, payload: &[u8], fds: &[RawFd]) -> io::Result<()> {
     let mut control = ControlBuffer([0; 64]);
     let fd_bytes = std::mem::size_of_val(fds) as libc::c_uint;
     let mut iov = libc::iovec {
@@ -961,144 +889,6 @@ fn send_fds(channel: RawFd, payload: &[u8], fds: &[RawFd]) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// How the listeners a child makes in its own network namespace
-/// ([`ChildConfig::loopback_ports`]) reach its parent: a socket pair made
-/// before the spawn; the child sends them over its end
-/// ([`ChildPlan::apply_with`]) before `exec`, the parent takes them with
-/// [`ListenerChannel::receive`] once the spawn returned.
-///
-/// ```
-/// use dsh_sandbox::{network_namespaces_available, ChildConfig, ChildPlan, ListenerChannel};
-/// use std::io::{Read, Write};
-///
-/// if network_namespaces_available() {
-///     let plan = ChildPlan::prepare(ChildConfig {
-///         loopback_ports: vec![47001],
-///         stream_only: true,
-///         ..ChildConfig::default()
-///     })
-///     .unwrap();
-///     let channel = ListenerChannel::new().unwrap();
-///     let fd = channel.child_fd();
-///     let mut cmd = std::process::Command::new("python3");
-///     cmd.args(["-c", "import socket; s = socket.create_connection(('127.0.0.1', 47001)); print(s.recv(5).decode())"]);
-///     cmd.stdout(std::process::Stdio::piped());
-///     // SAFETY: `apply_with` makes plain system calls only.
-///     unsafe {
-///         std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || plan.apply_with(Some(fd)));
-///     }
-///     let child = cmd.spawn().unwrap();
-///     // The child's loopback listener, accepted here in the host's namespace.
-///     let listeners = channel.receive().unwrap();
-///     assert_eq!(listeners[0].0, 47001);
-///     let (mut conn, _) = listeners[0].1.accept().unwrap();
-///     conn.write_all(b"hello").unwrap();
-///     let out = child.wait_with_output().unwrap();
-///     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hello");
-/// }
-/// ```
-#[derive(Debug)]
-pub struct ListenerChannel {
-    parent: OwnedFd,
-    child: OwnedFd,
-}
-
-impl ListenerChannel {
-    /// A new pair of connected datagram sockets, both close-on-exec.
-    ///
-    /// # Errors
-    /// `socketpair` failed.
-    pub fn new() -> io::Result<ListenerChannel> {
-        let mut fds = [-1 as libc::c_int; 2];
-        // SAFETY: `socketpair` writes two descriptors into the 2-element array.
-        let rc = unsafe {
-            libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
-                0,
-                fds.as_mut_ptr(),
-            )
-        };
-        if rc != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: both descriptors were just created and are ours alone.
-        let (parent, child) =
-            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-        Ok(ListenerChannel { parent, child })
-    }
-
-    /// The end the child sends on (open in the child after `fork`,
-    /// closed at its `exec`).
-    pub fn child_fd(&self) -> RawFd {
-        self.child.as_raw_fd()
-    }
-
-    /// The listeners the child sent, by port, once its spawn returned
-    /// (the child sends before it runs its program, so they are there).
-    ///
-    /// # Errors
-    /// Nothing was sent (the child did not enter a network namespace), or
-    /// the message was malformed.
-    pub fn receive(self) -> io::Result<Vec<(u16, std::net::TcpListener)>> {
-        drop(self.child);
-        let mut payload = [0u8; 2 * MAX_LOOPBACK_PORTS];
-        let mut control = ControlBuffer([0; 64]);
-        let mut iov = libc::iovec {
-            iov_base: payload.as_mut_ptr().cast(),
-            iov_len: payload.len(),
-        };
-        let mut received: Vec<OwnedFd> = Vec::new();
-        // SAFETY: an all-zero `msghdr` is valid; its pointers point into
-        // locals that outlive `recvmsg`; the control messages the kernel
-        // wrote are walked with the `CMSG_*` macros within `msg_controllen`,
-        // and each descriptor in `SCM_RIGHTS` is new and ours to own.
-        let n = unsafe {
-            let mut msg: libc::msghdr = std::mem::zeroed();
-            msg.msg_iov = &mut iov;
-            msg.msg_iovlen = 1;
-            msg.msg_control = control.0.as_mut_ptr().cast();
-            msg.msg_controllen = control.0.len() as _;
-            let n = libc::recvmsg(
-                self.parent.as_raw_fd(),
-                &mut msg,
-                libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
-            );
-            if n < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
-            while !cmsg.is_null() {
-                if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                    let data = libc::CMSG_DATA(cmsg);
-                    let bytes = (*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
-                    for i in 0..bytes / std::mem::size_of::<RawFd>() {
-                        let fd = std::ptr::read_unaligned(data.cast::<RawFd>().add(i));
-                        received.push(OwnedFd::from_raw_fd(fd));
-                    }
-                }
-                cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
-            }
-            if msg.msg_flags & libc::MSG_CTRUNC != 0 {
-                return Err(io::Error::other("the listeners' message was truncated"));
-            }
-            n as usize
-        };
-        if n % 2 != 0 || n / 2 != received.len() {
-            return Err(io::Error::other(format!(
-                "{} listeners for {} ports",
-                received.len(),
-                n / 2
-            )));
-        }
-        Ok(payload[..n]
-            .chunks_exact(2)
-            .map(|b| u16::from_ne_bytes([b[0], b[1]]))
-            .zip(received.into_iter().map(std::net::TcpListener::from))
-            .collect())
-    }
 }
 
 /// The working directory was entered before the binds: it still is the
@@ -1258,18 +1048,20 @@ fn install_filter(program: &[SockFilter]) -> io::Result<()> {
     check(rc.into())
 }
 
-/// Runs `probe` in a forked child and tells whether it returned true.
-/// `probe` must be async-signal-safe.
-fn in_child(probe: fn() -> bool) -> bool {
-    // SAFETY: the child runs only `probe` (plain system calls) and
-    // `_exit`, both async-signal-safe, so forking a multi-threaded
-    // process is sound.
+/// Runs `work` in a forked child and returns its exit code (what `work`
+/// returned, 0 to 255), or `EIO` when the child could not be made or was
+/// killed. `work` must be async-signal-safe.
+pub(crate) fn in_child_status(work: &dyn Fn() -> i32) -> i32 {
+    // SAFETY: the child runs only `work` (plain system calls) and `_exit`,
+    // both async-signal-safe, so forking a multi-threaded process is sound.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
-        return false;
+        return io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO);
     }
     if pid == 0 {
-        let code = if probe() { 0 } else { 1 };
+        let code = work().clamp(0, 255);
         // SAFETY: `_exit` ends the child without running the parent's
         // destructors or atexit handlers.
         unsafe { libc::_exit(code) };
@@ -1282,10 +1074,20 @@ fn in_child(probe: fn() -> bool) -> bool {
             break;
         }
         if rc < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return false;
+            return libc::EIO;
         }
     }
-    libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+    if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        libc::EIO
+    }
+}
+
+/// Runs `probe` in a forked child and tells whether it returned true.
+/// `probe` must be async-signal-safe.
+fn in_child(probe: fn() -> bool) -> bool {
+    in_child_status(&|| if probe() { 0 } else { 1 }) == 0
 }
 
 fn probe_namespaces() -> bool {
@@ -1336,8 +1138,8 @@ fn probe_network_namespace() -> bool {
     true
 }
 
-/// Whether a command can get a network namespace of its own with its
-/// loopback up and listening (probed once, in a forked child; as another
+/// Whether a network namespace with its loopback up and listening can be
+/// made ([`crate::NetworkNamespace`]; probed once, in a forked child; as another
 /// user than root, inside a user namespace). `DSH_SANDBOX_NO_NETNS=1` says
 /// no (to try the fallback: Landlock's port rules alone).
 pub fn network_namespaces_available() -> bool {

@@ -123,11 +123,14 @@
 mod child;
 pub mod seccomp;
 
+#[allow(unsafe_code)]
+mod netns;
+
 pub use child::{
     close_inherited, confine_command, hide_own_memory, namespaces_available,
     network_namespaces_available, restrict_self, seccomp_available, ChildConfig, ChildPlan,
-    ListenerChannel, MAX_LOOPBACK_PORTS,
 };
+pub use netns::{LoopbackListeners, NetworkNamespace, MAX_LOOPBACK_PORTS};
 pub use seccomp::{SeccompFilters, SeccompOptions};
 
 use landlock::{
@@ -254,11 +257,11 @@ pub struct Confinement {
     /// another host is reachable too — the weaker of the two mechanisms
     /// (a network namespace is the stronger). [`confine`] leaves it empty.
     pub proxy_ports: Vec<u16>,
-    /// With `proxy_ports`: the command gets a network namespace of its own
-    /// where only loopback exists and the proxy's ports listen
-    /// ([`ChildConfig::loopback_ports`]); set it from whether this machine
-    /// can ([`network_namespaces_available`]) and whether the spawner serves
-    /// the listeners. [`confine`] leaves it false.
+    /// With `proxy_ports`: the command joins a network namespace where
+    /// only loopback exists and the proxy's ports listen
+    /// ([`NetworkNamespace`], given to the child as
+    /// [`ChildConfig::network_namespace`]); set it when the spawner has
+    /// one. [`confine`] leaves it false.
     pub network_namespace: bool,
     /// With `network_namespace`: TCP `bind` and `connect` are left to the
     /// namespace (only loopback exists there), so a command may run a
@@ -643,8 +646,8 @@ pub struct Status {
     pub modes: Vec<String>,
     /// Private mount and IPC namespaces (read-only binds at any depth).
     pub namespaces: bool,
-    /// A network namespace of its own per command, with only loopback
-    /// (how the filtering proxy is made the only way out, where it can).
+    /// A network namespace with only loopback for confined commands (how
+    /// the filtering proxy is made the only way out, where it can).
     pub network_namespace: bool,
     /// The system-call filter (x86_64 and aarch64).
     pub seccomp: bool,

@@ -1,97 +1,58 @@
-//! The network through a filtering proxy only, the stronger mechanism: the
-//! command gets a network namespace of its own, with only loopback, where
-//! the proxy's port listens — on a socket the child made there and handed
-//! to its parent. Nothing else is reachable, not even the same port on
-//! another address, which the fallback (Landlock's port rule alone) lets
-//! through.
+//! The network through a filtering proxy only, the stronger mechanism:
+//! commands join a network namespace with only loopback, where the proxy's
+//! ports are listening sockets made inside it and handed to the proxy.
+//! Nothing else is reachable, not even the same port on another address,
+//! which the fallback (Landlock's port rule alone) lets through. Commands
+//! of the same namespace reach each other's servers when local binding is
+//! allowed.
+
+#[path = "support/network.rs"]
+mod network;
 
 use dsh_sandbox::{
-    confine, network_namespaces_available, support, ChildConfig, ChildPlan, ListenerChannel,
+    confine, network_namespaces_available, support, ChildConfig, ChildPlan, NetworkNamespace,
     SandboxMode, SandboxPolicy,
 };
-use std::io::{ErrorKind, Read, Write};
+use network::{arrives, Dirs};
+use std::io::{ErrorKind, Write};
 use std::net::{IpAddr, TcpListener, UdpSocket};
-use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-struct Dirs(PathBuf);
-
-impl Dirs {
-    fn new() -> Dirs {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let base = std::env::temp_dir().join(format!(
-            "dsh-netns-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        for d in ["root", "tmp"] {
-            std::fs::create_dir_all(base.join(d)).unwrap();
-        }
-        Dirs(base)
-    }
-}
-
-impl Drop for Dirs {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::sync::Arc;
 
 /// A workspace-write plan with the network off but the proxy's `port`
-/// reachable, in a namespace of its own or not.
-fn plan(dirs: &Dirs, port: u16, namespace: bool) -> ChildPlan {
-    plan_with(dirs, port, namespace, false)
-}
-
-fn plan_with(dirs: &Dirs, port: u16, namespace: bool, local_binding: bool) -> ChildPlan {
+/// reachable, joining `namespace` or not.
+fn plan(
+    dirs: &Dirs,
+    port: u16,
+    namespace: Option<&Arc<NetworkNamespace>>,
+    local_binding: bool,
+) -> ChildPlan {
     let policy = SandboxPolicy {
         mode: SandboxMode::WorkspaceWrite,
         ..SandboxPolicy::default()
     };
     let mut confinement = confine(&policy, &[dirs.0.join("root")], &dirs.0.join("tmp")).unwrap();
     confinement.proxy_ports = vec![port];
-    confinement.network_namespace = namespace;
+    confinement.network_namespace = namespace.is_some();
     confinement.local_binding = local_binding;
     let layout = confinement.layout(support()).unwrap();
-    let config = ChildConfig::for_layout(&confinement, layout);
-    assert_eq!(config.loopback_ports.len(), usize::from(namespace));
+    let mut config = ChildConfig::for_layout(&confinement, layout);
+    config.network_namespace = namespace.cloned();
     let plan = ChildPlan::prepare(config).unwrap();
-    assert_eq!(plan.network_namespace(), namespace);
+    assert_eq!(plan.network_namespace(), namespace.is_some());
     plan
 }
 
-/// Starts python with `script` under `plan`, the listeners (if any) sent
-/// over a channel; returns the child and what the channel brought.
-fn start(plan: &ChildPlan, dirs: &Dirs, script: &str) -> (Child, Vec<(u16, TcpListener)>) {
-    let channel = ListenerChannel::new().unwrap();
-    let fd = channel.child_fd();
+/// Starts python with `script` under `plan`.
+fn start(plan: &ChildPlan, dirs: &Dirs, script: &str) -> Child {
     let mut cmd = Command::new("python3");
     cmd.arg("-c")
         .arg(format!("import socket\n{script}"))
         .current_dir(dirs.0.join("root"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let plan = plan.clone();
-    // SAFETY: `apply_with` makes plain system calls only, no allocation.
-    unsafe {
-        cmd.pre_exec(move || plan.apply_with(Some(fd)));
-    }
-    let child = cmd.spawn().unwrap();
-    let listeners = if child_has_namespace(&child) {
-        channel.receive().unwrap()
-    } else {
-        Vec::new()
-    };
-    (child, listeners)
-}
-
-fn child_has_namespace(child: &Child) -> bool {
-    let ours = std::fs::read_link("/proc/self/ns/net").unwrap();
-    let theirs = std::fs::read_link(format!("/proc/{}/ns/net", child.id())).unwrap();
-    ours != theirs
+    plan.attach_std(&mut cmd);
+    cmd.spawn().unwrap()
 }
 
 fn output(child: Child) -> String {
@@ -101,22 +62,6 @@ fn output(child: Child) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
-}
-
-/// Whether a connection arrives on `listener` within a few seconds.
-fn arrives(listener: &TcpListener) -> Option<std::net::TcpStream> {
-    listener.set_nonblocking(true).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        match listener.accept() {
-            Ok((s, _)) => return Some(s),
-            Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            Err(e) if e.kind() == ErrorKind::WouldBlock => return None,
-            Err(e) => panic!("{e}"),
-        }
-    }
 }
 
 fn connect_line(host: &str, port: u16, label: &str) -> String {
@@ -133,7 +78,7 @@ fn outside_address() -> Option<IpAddr> {
 }
 
 #[test]
-fn in_its_namespace_a_command_reaches_the_listeners_it_handed_over_and_nothing_else() {
+fn in_the_namespace_a_command_reaches_the_listeners_made_there_and_nothing_else() {
     if !network_namespaces_available() {
         eprintln!("no network namespaces here: nothing to test");
         return;
@@ -141,8 +86,11 @@ fn in_its_namespace_a_command_reaches_the_listeners_it_handed_over_and_nothing_e
     // The host's side: a server on every address at the proxy's port.
     let host = TcpListener::bind("0.0.0.0:0").unwrap();
     let port = host.local_addr().unwrap().port();
-    let dirs = Dirs::new();
-    let plan = plan(&dirs, port, true);
+    let (namespace, listeners) = NetworkNamespace::create(&[port]).unwrap();
+    assert_eq!(listeners.len(), 1);
+    assert_eq!(listeners[0].0, port);
+    let dirs = Dirs::new("netns");
+    let plan = plan(&dirs, port, Some(&namespace), false);
     let mut script = String::from(
         "s = socket.create_connection(('127.0.0.1', PORT), timeout=5)\nprint('proxy says', s.recv(16).decode())\n",
     )
@@ -152,9 +100,7 @@ fn in_its_namespace_a_command_reaches_the_listeners_it_handed_over_and_nothing_e
     if let Some(ip) = outside {
         script += &connect_line(&ip.to_string(), port, "outside");
     }
-    let (child, listeners) = start(&plan, &dirs, &script);
-    assert_eq!(listeners.len(), 1);
-    assert_eq!(listeners[0].0, port);
+    let child = start(&plan, &dirs, &script);
     let mut conn = arrives(&listeners[0].1).expect("the command's connection");
     conn.write_all(b"hello").unwrap();
     let text = output(child);
@@ -181,81 +127,58 @@ fn in_its_namespace_a_command_reaches_the_listeners_it_handed_over_and_nothing_e
 fn without_the_namespace_the_same_port_elsewhere_is_reachable() {
     let host = TcpListener::bind("0.0.0.0:0").unwrap();
     let port = host.local_addr().unwrap().port();
-    let dirs = Dirs::new();
-    let plan = plan(&dirs, port, false);
-    let (child, listeners) = start(&plan, &dirs, &connect_line("127.0.0.2", port, "other"));
-    assert!(listeners.is_empty());
+    let dirs = Dirs::new("netns");
+    let plan = plan(&dirs, port, None, false);
+    let child = start(&plan, &dirs, &connect_line("127.0.0.2", port, "other"));
     let text = output(child);
     assert!(text.contains("other connected"), "{text}");
     assert!(arrives(&host).is_some());
 }
 
-#[test]
-fn a_namespace_without_a_channel_has_no_network_at_all() {
-    if !network_namespaces_available() {
-        return;
-    }
-    let host = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = host.local_addr().unwrap().port();
-    let dirs = Dirs::new();
-    let plan = plan(&dirs, port, true);
-    let mut cmd = Command::new("python3");
-    cmd.arg("-c")
-        .arg(format!(
-            "import socket\n{}",
-            connect_line("127.0.0.1", port, "proxy")
-        ))
-        .stdout(Stdio::piped());
-    plan.attach_std(&mut cmd);
-    let mut child = cmd.spawn().unwrap();
-    let mut text = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut text)
-        .unwrap();
-    child.wait().unwrap();
-    assert!(
-        text.contains(&format!("proxy refused {}", libc::ECONNREFUSED)),
-        "{text}"
-    );
-    host.set_nonblocking(true).unwrap();
-    assert!(matches!(host.accept(), Err(e) if e.kind() == ErrorKind::WouldBlock));
-}
+const SERVER_PORT: u16 = 47213;
 
+/// Local binding leaves TCP to the namespace: a command's server on
+/// loopback is reached by another command of the namespace (a later call),
+/// and still nothing outside is; without the namespace it changes nothing.
 #[test]
-fn a_channel_with_nothing_sent_is_an_error() {
-    let channel = ListenerChannel::new().unwrap();
-    let e = channel.receive().unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::WouldBlock, "{e}");
-}
-
-const LOCAL_SERVER: &str = "try:\n    server = socket.socket()\n    server.bind(('127.0.0.1', 0))\n    server.listen()\n    c = socket.create_connection(server.getsockname(), timeout=5)\n    server.accept()[0].sendall(b'local')\n    print('served', c.recv(5).decode())\nexcept OSError as e:\n    print('refused', e.errno)\n";
-
-/// Local binding leaves TCP to the namespace: a command's own server on
-/// loopback works there, and still nothing outside is reachable; without
-/// the namespace it changes nothing.
-#[test]
-fn local_binding_is_left_to_the_namespace_alone() {
+fn with_local_binding_commands_of_the_namespace_reach_each_others_servers() {
     let host = TcpListener::bind("0.0.0.0:0").unwrap();
     let port = host.local_addr().unwrap().port();
-    let dirs = Dirs::new();
+    let dirs = Dirs::new("netns");
     if network_namespaces_available() {
-        let plan = plan_with(&dirs, port, true, true);
-        let script = format!("{LOCAL_SERVER}{}", connect_line("127.0.0.2", port, "other"));
-        let (child, listeners) = start(&plan, &dirs, &script);
-        assert_eq!(listeners.len(), 1);
-        let text = output(child);
+        let (namespace, _listeners) = NetworkNamespace::create(&[port]).unwrap();
+        let plan = plan(&dirs, port, Some(&namespace), true);
+        let server = start(
+            &plan,
+            &dirs,
+            &format!(
+                "server = socket.socket()\nserver.bind(('127.0.0.1', {SERVER_PORT}))\nserver.listen()\nprint('listening', flush=True)\nserver.accept()[0].sendall(b'local')\n"
+            ),
+        );
+        let mut server = server;
+        let mut first = [0u8; 10];
+        std::io::Read::read_exact(server.stdout.as_mut().unwrap(), &mut first).unwrap();
+        assert_eq!(&first, b"listening\n");
+        let script = format!(
+            "c = socket.create_connection(('127.0.0.1', {SERVER_PORT}), timeout=5)\nprint('served', c.recv(5).decode())\n{}",
+            connect_line("127.0.0.2", port, "other")
+        );
+        let text = output(start(&plan, &dirs, &script));
         assert!(text.contains("served local"), "{text}");
         assert!(
             text.contains(&format!("other refused {}", libc::ECONNREFUSED)),
             "{text}"
         );
+        server.wait().unwrap();
+        // Not on the host: the server was in the namespace.
+        assert!(std::net::TcpStream::connect(("127.0.0.1", SERVER_PORT)).is_err());
     }
-    let plan = plan_with(&dirs, port, false, true);
-    let (child, _) = start(&plan, &dirs, LOCAL_SERVER);
-    let text = output(child);
+    let plan = plan(&dirs, port, None, true);
+    let text = output(start(
+        &plan,
+        &dirs,
+        "try:\n    socket.socket().bind(('127.0.0.1', 0))\n    print('bound')\nexcept OSError as e:\n    print('refused', e.errno)\n",
+    ));
     assert!(
         text.contains(&format!("refused {}", libc::EACCES)),
         "{text}"

@@ -3,36 +3,14 @@
 //! command connects to the proxy's port, and to nothing else — not another
 //! TCP port, not UDP, not a named UNIX socket, no listening.
 
+#[path = "support/network.rs"]
+mod network;
+
 use dsh_sandbox::{confine, support, ChildConfig, ChildPlan, SandboxMode, SandboxPolicy};
+use network::{arrives, Dirs};
 use std::io::ErrorKind;
 use std::net::{TcpListener, UdpSocket};
-use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-struct Dirs(PathBuf);
-
-impl Dirs {
-    fn new() -> Dirs {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let base = std::env::temp_dir().join(format!(
-            "dsh-proxy-only-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        for d in ["root", "tmp"] {
-            std::fs::create_dir_all(base.join(d)).unwrap();
-        }
-        Dirs(base)
-    }
-}
-
-impl Drop for Dirs {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A workspace-write plan with the network off but `port` reachable.
 fn plan(dirs: &Dirs, port: u16) -> ChildPlan {
@@ -75,22 +53,6 @@ fn stdout(out: &Output) -> String {
     )
 }
 
-/// Whether a connection arrives within a few seconds.
-fn arrives(listener: &TcpListener) -> bool {
-    listener.set_nonblocking(true).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        match listener.accept() {
-            Ok(_) => return true,
-            Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            Err(e) if e.kind() == ErrorKind::WouldBlock => return false,
-            Err(e) => panic!("{e}"),
-        }
-    }
-}
-
 fn connect_script(port: u16) -> String {
     format!(
         "try:\n    s = socket.create_connection(('127.0.0.1', {port}), timeout=5)\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)"
@@ -105,11 +67,11 @@ fn the_proxy_port_is_reachable_and_no_other() {
         proxy.local_addr().unwrap().port(),
         other.local_addr().unwrap().port(),
     );
-    let dirs = Dirs::new();
+    let dirs = Dirs::new("proxy-only");
     let plan = plan(&dirs, proxy_port);
     let out = python(&plan, &dirs, &connect_script(proxy_port));
     assert!(stdout(&out).contains("connected"), "{}", stdout(&out));
-    assert!(arrives(&proxy));
+    assert!(arrives(&proxy).is_some());
     // A program that ignores the proxy variables gets a refused connection.
     let out = python(&plan, &dirs, &connect_script(other_port));
     assert!(stdout(&out).contains("refused"), "{}", stdout(&out));
@@ -121,7 +83,7 @@ fn the_proxy_port_is_reachable_and_no_other() {
 fn no_udp_no_unix_socket_no_listening() {
     let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
     let udp_port = udp.local_addr().unwrap().port();
-    let dirs = Dirs::new();
+    let dirs = Dirs::new("proxy-only");
     let plan = plan(&dirs, 9);
     let script = format!(
         "for make in (lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM),\n             lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 132),\n             lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM, 262),\n             lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM),\n             lambda: socket.socket(socket.AF_UNIX),\n             lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW)):\n    try:\n        s = make()\n        try:\n            s.sendto(b'leak', ('127.0.0.1', {udp_port}))\n        except Exception:\n            pass\n        print('made')\n    except OSError as e:\n        print('refused', e.errno)\ntry:\n    s = socket.socket()\n    s.bind(('127.0.0.1', 0))\n    s.listen()\n    print('listening')\nexcept OSError as e:\n    print('refused', e.errno)"

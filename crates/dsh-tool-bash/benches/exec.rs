@@ -117,12 +117,12 @@ fn sandbox_ratio() {
 }
 
 /// The same `true` under `workspace-write` with a filtering proxy's port
-/// reachable: held by Landlock's port rule alone, and in a network
-/// namespace of its own (loopback up, a listener made and handed over):
-/// what the stronger mechanism costs a call.
+/// reachable: held by Landlock's port rule alone, and joining the
+/// executor's network namespace (made once, with only loopback): what the
+/// stronger mechanism costs a call.
 fn netns_ratio() {
     if !dsh_sandbox::network_namespaces_available() {
-        println!("RESULT network namespace per command: not available here");
+        println!("RESULT network namespace: not available here");
         return;
     }
     let rt = runtime();
@@ -145,9 +145,8 @@ fn netns_ratio() {
     };
     let ports_only = Executor::new(config(None)).expect("executor");
     // The listeners are taken and let go: what is measured is the spawn.
-    let served: dsh_tool_bash::ServeListeners = std::sync::Arc::new(|_, listeners, ended| {
-        drop((listeners, ended));
-    });
+    let served: dsh_tool_bash::ServeListeners =
+        std::sync::Arc::new(|listeners, ends| drop((listeners, ends)));
     let namespace = Executor::new(config(Some(served))).expect("executor");
     let (ports, netns) = ratio::compare(
         || rt.block_on(executor_true(&ports_only)),
@@ -162,7 +161,7 @@ fn netns_ratio() {
         (ports, netns),
     );
     println!(
-        "RESULT network namespace per command: {:.0} µs per call vs {:.0} µs, {:.0} µs added",
+        "RESULT network namespace: {:.0} µs per call vs {:.0} µs, {:.0} µs added",
         netns.as_secs_f64() * 1e6,
         ports.as_secs_f64() * 1e6,
         (netns.as_secs_f64() - ports.as_secs_f64()) * 1e6

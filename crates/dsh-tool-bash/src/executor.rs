@@ -174,7 +174,7 @@
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::{self, DirBuilder};
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -288,27 +288,26 @@ pub struct NetworkProxy {
     /// in the task of the call that runs it (so what the proxy asks later
     /// can go to that call's client).
     pub started: Option<OnClient>,
-    /// Serves the listeners a command made at `ports` in a network
-    /// namespace of its own, for `client`, until the future given ends
-    /// (the command's shell has exited). With it, and where the kernel
-    /// gives network namespaces, a confined command's only network is
-    /// loopback with these listeners (the stronger mechanism); without,
-    /// Landlock's port rules alone keep it to the ports.
+    /// Serves listeners at `ports` made in a network namespace with only
+    /// loopback, until the future given ends (the executor is gone). With
+    /// it, and where the kernel gives network namespaces, confined commands
+    /// join that namespace (made at their first start, one per executor):
+    /// the proxy is all they reach (the stronger mechanism). Without,
+    /// Landlock's port rule alone keeps them to the ports.
     pub serve: Option<ServeListeners>,
-    /// In a command's own network namespace, TCP is left to the namespace:
-    /// the command may listen on loopback and reach its own servers
+    /// In the network namespace, TCP is left to the namespace: commands may
+    /// listen on loopback and reach their own and each other's servers
     /// (Claude Code's `allowLocalBinding`). Without the namespace: no
     /// effect (Landlock cannot tell loopback from the world).
     pub local_binding: bool,
 }
 
-/// Serves one command's loopback listeners, by port, for one client until
+/// Serves the listeners of the commands' network namespace, by port, until
 /// the future ends (see [`NetworkProxy::serve`]).
-pub type ServeListeners =
-    Arc<dyn Fn(&str, Vec<(u16, std::net::TcpListener)>, CommandEnded) + Send + Sync>;
+pub type ServeListeners = Arc<dyn Fn(Vec<(u16, std::net::TcpListener)>, ServingEnds) + Send + Sync>;
 
-/// Ends when a command's shell has exited.
-pub type CommandEnded = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+/// Ends when the listeners are to be served no longer.
+pub type ServingEnds = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 /// Pairs of text for one client of the filtering proxy (a call).
 pub type PerClient = Arc<dyn Fn(&str) -> Vec<(String, String)> + Send + Sync>;
@@ -703,6 +702,12 @@ pub(crate) struct Inner {
     /// Child plans of recent layouts, keyed by their ruleset (and network
     /// and namespace), which the plan keeps alive.
     plans: Mutex<Vec<(PlanKey, Arc<dsh_sandbox::ChildPlan>)>>,
+    /// The network namespace of commands that reach the filtering proxy,
+    /// made at the first such command and kept (see [`NetworkProxy::serve`]).
+    network_namespace: Mutex<Option<Arc<dsh_sandbox::NetworkNamespace>>>,
+    /// Cancelled when the executor goes: the proxy stops serving the
+    /// namespace's listeners.
+    stop_serving: tokio_util::sync::CancellationToken,
 }
 
 /// Where a child's stdout and stderr go.
@@ -831,6 +836,8 @@ impl Executor {
                 tasks: Mutex::new(Tasks::default()),
                 layouts: dsh_sandbox::LayoutCache::default(),
                 plans: Mutex::new(Vec::new()),
+                network_namespace: Mutex::new(None),
+                stop_serving: tokio_util::sync::CancellationToken::new(),
             }),
         })
     }
@@ -1277,15 +1284,10 @@ impl Inner {
                     },
                 )?;
                 plan.confinement = confinement.clone();
-                let channel = self.listener_channel(&mode).map_err(spawn_error)?;
-                plan.listeners = channel.as_ref().map(|c| c.child_fd());
                 match sys::spawn_into_cgroup(&plan, dir) {
                     Ok((pid, pidfd)) => {
                         let child = RawChild::new(pid, pidfd).map_err(spawn_error)?;
-                        let contained = prepared.attach(pid as u32);
-                        self.serve_listeners(channel, proxy.as_deref(), pid, &contained)
-                            .map_err(spawn_error)?;
-                        return Ok((Proc::Raw(child), contained, mode));
+                        return Ok((Proc::Raw(child), prepared.attach(pid as u32), mode));
                     }
                     Err(sys::SpawnFailure::Child(e)) => {
                         prepared.discard();
@@ -1317,13 +1319,7 @@ impl Inner {
             }
         }
 
-        type Attempt =
-            Result<(Proc, Contained, Option<dsh_sandbox::ListenerChannel>), (Prepared, io::Error)>;
-        let attempt = |prepared: Prepared| -> Attempt {
-            let channel = match self.listener_channel(&mode) {
-                Ok(c) => c,
-                Err(e) => return Err((prepared, e)),
-            };
+        let attempt = |prepared: Prepared| -> Result<(Proc, Contained), (Prepared, io::Error)> {
             let stdio = out_writer
                 .try_clone()
                 .and_then(|out| Ok((out, err_writer.try_clone()?)));
@@ -1335,7 +1331,7 @@ impl Inner {
                 command,
                 cwd,
                 &prepared,
-                (confinement.clone(), channel.as_ref().map(|c| c.child_fd())),
+                confinement.clone(),
                 terminal.is_some(),
                 ChildEnv {
                     confined,
@@ -1354,7 +1350,7 @@ impl Inner {
             drop(cmd);
             match spawned {
                 Ok(child) => match child.id() {
-                    Some(pid) => Ok((Proc::Tokio(child), prepared.attach(pid), channel)),
+                    Some(pid) => Ok((Proc::Tokio(child), prepared.attach(pid))),
                     None => Err((
                         prepared,
                         io::Error::other("bash exited before it could be tracked"),
@@ -1369,78 +1365,21 @@ impl Inner {
             prepared = Prepared::tree(call, &self.tag);
         }
         let was_cgroup = prepared.is_cgroup();
-        let (child, contained, channel) = match attempt(prepared) {
-            Ok(spawned) => spawned,
+        match attempt(prepared) {
+            Ok((child, contained)) => Ok((child, contained, mode)),
             Err((prepared, e)) if was_cgroup => {
                 // Maybe the child could not join its cgroup: try without.
                 prepared.discard();
                 match attempt(Prepared::tree(call, &self.tag)) {
-                    Ok(spawned) => {
+                    Ok((child, contained)) => {
                         backend.mark_cgroup_broken();
-                        spawned
+                        Ok((child, contained, mode))
                     }
-                    Err((_, _)) => return Err(spawn_error(e)),
+                    Err((_, _)) => Err(spawn_error(e)),
                 }
             }
-            Err((_, e)) => return Err(spawn_error(e)),
-        };
-        let pid = child.pid();
-        self.serve_listeners(channel, proxy.as_deref(), pid, &contained)
-            .map_err(spawn_error)?;
-        Ok((child, contained, mode))
-    }
-
-    /// Where a command confined in a network namespace of its own sends
-    /// its loopback listeners; `None` for every other command.
-    fn listener_channel(
-        &self,
-        applied: &Option<Applied>,
-    ) -> io::Result<Option<dsh_sandbox::ListenerChannel>> {
-        match applied {
-            Some(a) if a.proxied && a.plan.network_namespace() => {
-                dsh_sandbox::ListenerChannel::new().map(Some)
-            }
-            _ => Ok(None),
+            Err((_, e)) => Err(spawn_error(e)),
         }
-    }
-
-    /// Hands the listeners the child `pid` sent over `channel` to the
-    /// filtering proxy, for `client`, until the child's shell exits. On an
-    /// error the call's processes are killed: a command whose proxy is not
-    /// served must not run on.
-    fn serve_listeners(
-        &self,
-        channel: Option<dsh_sandbox::ListenerChannel>,
-        client: Option<&str>,
-        pid: i32,
-        contained: &Contained,
-    ) -> io::Result<()> {
-        let Some(channel) = channel else {
-            return Ok(());
-        };
-        let served = (|| {
-            let serve = self
-                .config
-                .network_proxy
-                .as_ref()
-                .and_then(|n| n.serve.clone())
-                .ok_or_else(|| io::Error::other("no proxy serves the command's network"))?;
-            let listeners = channel.receive()?;
-            let pidfd = sys::pidfd_open(pid)?;
-            let ended: CommandEnded = Box::pin(async move {
-                // Not watchable: the listeners close at once rather than
-                // outlive the command.
-                if let Ok(watched) = sys::watch_pidfd(pidfd) {
-                    let _ = watched.readable().await;
-                }
-            });
-            serve(client.unwrap_or_default(), listeners, ended);
-            Ok(())
-        })();
-        if served.is_err() {
-            contained.kill_all();
-        }
-        served
     }
 
     /// The path of `bash` in `path`, remembered while `PATH` stays the same.
@@ -1504,7 +1443,6 @@ impl Inner {
                 stderr.as_raw_fd(),
             ],
             confinement: None,
-            listeners: None,
             controlling_tty: terminal.is_some(),
         })
     }
@@ -1514,7 +1452,7 @@ impl Inner {
         command: &str,
         cwd: &Path,
         prepared: &Prepared,
-        (confinement, listeners): (Option<Arc<dsh_sandbox::ChildPlan>>, Option<RawFd>),
+        confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
         terminal: bool,
         child_env: ChildEnv<'_>,
     ) -> Command {
@@ -1531,13 +1469,7 @@ impl Inner {
         if let Some((name, value)) = prepared.marker() {
             cmd.env(name, value);
         }
-        sys::configure_child(
-            &mut cmd,
-            prepared.cgroup_procs_fd(),
-            confinement,
-            listeners,
-            terminal,
-        );
+        sys::configure_child(&mut cmd, prepared.cgroup_procs_fd(), confinement, terminal);
         cmd
     }
 
@@ -1642,10 +1574,11 @@ impl Inner {
         confinement.namespaces =
             self.config.mount_namespaces && dsh_sandbox::namespaces_available();
         confinement.read_denials = denials;
+        let mut net_namespace = None;
         if let Some(net) = self.config.network_proxy.as_ref().filter(|_| proxied) {
             confinement.proxy_ports = net.ports.clone();
-            confinement.network_namespace =
-                net.serve.is_some() && dsh_sandbox::network_namespaces_available();
+            net_namespace = self.network_namespace(net)?;
+            confinement.network_namespace = net_namespace.is_some();
             confinement.local_binding = net.local_binding;
         }
         let _ = fs::create_dir_all(&temp);
@@ -1666,11 +1599,10 @@ impl Inner {
         // In a mount namespace of its own, every mount is read-only but the
         // writable roots (so no mode, time or attribute changes of files
         // outside them either).
-        let plan = dsh_sandbox::ChildPlan::prepare(dsh_sandbox::ChildConfig::for_layout(
-            &confinement,
-            layout,
-        ))
-        .map_err(|e| sandbox_unavailable(&e.to_string()))?;
+        let mut config = dsh_sandbox::ChildConfig::for_layout(&confinement, layout);
+        config.network_namespace = net_namespace;
+        let plan = dsh_sandbox::ChildPlan::prepare(config)
+            .map_err(|e| sandbox_unavailable(&e.to_string()))?;
         let plan = Arc::new(plan);
         // A few layouts at a time (the hold, the settings' sandbox, after a
         // change): the oldest goes, and with it its ruleset.
@@ -1679,6 +1611,39 @@ impl Inner {
         }
         plans.push((key, plan.clone()));
         Ok(Some(plan))
+    }
+
+    /// The network namespace commands reaching the proxy join, made now if
+    /// it is not yet and its listeners handed to the proxy; `None` where
+    /// there is no server for them or the kernel gives no namespaces (the
+    /// port rule alone holds then).
+    fn network_namespace(
+        &self,
+        net: &NetworkProxy,
+    ) -> Result<Option<Arc<dsh_sandbox::NetworkNamespace>>, ExecError> {
+        let Some(serve) = &net.serve else {
+            return Ok(None);
+        };
+        if !dsh_sandbox::network_namespaces_available() {
+            return Ok(None);
+        }
+        let mut made = self
+            .network_namespace
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(namespace) = made.as_ref() {
+            return Ok(Some(namespace.clone()));
+        }
+        // A failure is the call's (nothing weaker runs in its place) and
+        // not kept: the next command tries again.
+        let (namespace, listeners) = dsh_sandbox::NetworkNamespace::create(&net.ports)
+            .map_err(|e| sandbox_unavailable(&e.to_string()))?;
+        serve(
+            listeners,
+            Box::pin(self.stop_serving.clone().cancelled_owned()),
+        );
+        *made = Some(namespace.clone());
+        Ok(Some(namespace))
     }
 
     /// For a command no sandbox confines: a plan that only keeps the files
@@ -1807,6 +1772,7 @@ pub(crate) fn keeps_variable(name: &OsStr) -> bool {
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        self.stop_serving.cancel();
         let tasks = match self.tasks.get_mut() {
             Ok(tasks) => std::mem::take(tasks),
             Err(poisoned) => std::mem::take(poisoned.into_inner()),

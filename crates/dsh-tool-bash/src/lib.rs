@@ -54,9 +54,8 @@ mod watchdog;
 pub use contain::Containment;
 pub use error::{ErrorKind, ExecError};
 pub use executor::{
-    CommandEnded, Confine, Executor, ExecutorConfig, Exit, NetworkProxy, OnClient, PerClient,
-    ReadDenialsSource, RunOutput, RunRequest, ServeListeners, KEPT_SPILL_LIFETIME,
-    SECRET_NAME_WORDS,
+    Confine, Executor, ExecutorConfig, Exit, NetworkProxy, OnClient, PerClient, ReadDenialsSource,
+    RunOutput, RunRequest, ServeListeners, ServingEnds, KEPT_SPILL_LIFETIME, SECRET_NAME_WORDS,
 };
 pub use output::{SpillFile, StreamOutput};
 pub use task::TaskId;

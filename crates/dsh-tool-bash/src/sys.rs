@@ -24,14 +24,11 @@ pub(crate) const SIGSTOP: i32 = libc::SIGSTOP;
 /// 3. asks for `SIGKILL` when the thread that spawned it dies (`PR_SET_PDEATHSIG`),
 ///    and gives up if the parent is already gone.
 ///
-/// `cgroup_procs` must stay open until `spawn` returns, and so must
-/// `listeners` (the child's end of a `ListenerChannel`, over which a
-/// confinement with a network namespace of its own sends its listeners).
+/// `cgroup_procs` must stay open until `spawn` returns.
 pub(crate) fn configure_child(
     cmd: &mut tokio::process::Command,
     cgroup_procs: Option<RawFd>,
     confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
-    listeners: Option<RawFd>,
     controlling_tty: bool,
 ) {
     // Read in the parent: the child compares it with `getppid()`.
@@ -75,7 +72,7 @@ pub(crate) fn configure_child(
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
         match &confinement {
-            Some(plan) => plan.apply_with(listeners)?,
+            Some(plan) => plan.apply()?,
             None => dsh_sandbox::close_inherited()?,
         }
         Ok(())
@@ -156,9 +153,6 @@ pub(crate) struct ExecPlan {
     pub(crate) stdio: [RawFd; 3],
     /// The confinement the child applies before `exec`.
     pub(crate) confinement: Option<Arc<dsh_sandbox::ChildPlan>>,
-    /// Where the confinement sends the listeners of the child's own network
-    /// namespace (open until the spawn returns).
-    pub(crate) listeners: Option<RawFd>,
     /// Stdin is a terminal that becomes the child's controlling terminal.
     pub(crate) controlling_tty: bool,
 }
@@ -335,7 +329,7 @@ unsafe fn exec_child(
         }
         match &plan.confinement {
             Some(confinement) => {
-                if confinement.apply_with(plan.listeners).is_err() {
+                if confinement.apply().is_err() {
                     fail(errno());
                 }
             }
@@ -385,18 +379,6 @@ pub(crate) fn reap_blocking(pid: i32) {
         }
         return;
     }
-}
-
-/// A pidfd of the process `pid` (our child, not yet reaped, so the number
-/// still names it).
-pub(crate) fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
-    // SAFETY: `pidfd_open(pid, 0)` takes no pointers.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: the kernel returned a new descriptor, ours alone.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
 /// Registers a pidfd with the Tokio reactor (it turns readable when the

@@ -394,13 +394,14 @@ async fn with_a_filtering_proxy_only_its_port_is_reachable_and_its_refusals_end_
     assert_ne!(code(&held), Some(0), "{}", held.model_text());
 }
 
-/// With a server for its listeners, a confined command gets a network
-/// namespace of its own: the proxy's port there is a listener it made and
-/// handed over, served for its call alone, closed when its shell exits;
-/// the same port on the host is not reached. Both ways of starting a
-/// child (straight into a cgroup, and the process-tree fallback).
+/// With a server for its listeners, confined commands join a network
+/// namespace with only loopback, made at the first of them and kept: the
+/// proxy's port there is a listener made in it and served by the proxy;
+/// the same port on the host is not reached; the listeners are served
+/// until the executor goes. Both ways of starting a child (straight into
+/// a cgroup, and the process-tree fallback).
 #[tokio::test]
-async fn in_a_network_namespace_the_proxy_port_is_the_calls_own_listener() {
+async fn in_the_network_namespace_the_proxy_port_is_a_listener_made_there() {
     use std::io::Write;
     use std::sync::{Arc, Mutex};
     if !dsh_sandbox::network_namespaces_available() {
@@ -414,26 +415,24 @@ async fn in_a_network_namespace_the_proxy_port_is_the_calls_own_listener() {
         // The host's listener at the proxy's port: it must hear nothing.
         let host = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = host.local_addr().unwrap().port();
-        type Served = Arc<Mutex<Vec<(String, std::net::TcpListener)>>>;
-        let served: Served = Arc::default();
-        let keep = served.clone();
-        let (ended_tx, ended_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let serve: dsh_tool_bash::ServeListeners = Arc::new(move |client, listeners, ended| {
+        let served: Arc<Mutex<usize>> = Arc::default();
+        let count = served.clone();
+        let (ended_tx, mut ended_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let serve: dsh_tool_bash::ServeListeners = Arc::new(move |listeners, ends| {
+            *count.lock().unwrap() += 1;
             assert_eq!(listeners.len(), 1);
             let (listen_port, listener) = listeners.into_iter().next().unwrap();
             assert_eq!(listen_port, port);
-            // Answer one connection, as a proxy would.
-            let answering = listener.try_clone().unwrap();
+            // Answer every connection, as a proxy would.
             std::thread::spawn(move || {
-                if let Ok((mut conn, _)) = answering.accept() {
+                while let Ok((mut conn, _)) = listener.accept() {
                     let _ = conn.write_all(b"from the namespace");
                 }
             });
-            keep.lock().unwrap().push((client.to_owned(), listener));
-            let (client, tx) = (client.to_owned(), ended_tx.clone());
+            let tx = ended_tx.clone();
             tokio::spawn(async move {
-                ended.await;
-                let _ = tx.send(client);
+                ends.await;
+                let _ = tx.send(());
             });
         });
         let net = dsh_tool_bash::NetworkProxy {
@@ -454,29 +453,38 @@ async fn in_a_network_namespace_the_proxy_port_is_the_calls_own_listener() {
             ..ExecutorConfig::default()
         })
         .unwrap();
-        let out = run(
-            &ex,
-            &format!("python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', {port}), 5); print(s.recv(64).decode())\""),
-        )
-        .await;
-        assert_eq!(
-            out.stdout.text,
-            "from the namespace\n",
-            "{containment:?}: {}",
-            out.model_text()
+        for _ in 0..2 {
+            let out = run(
+                &ex,
+                &format!("python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', {port}), 5); print(s.recv(64).decode())\""),
+            )
+            .await;
+            assert_eq!(
+                out.stdout.text,
+                "from the namespace\n",
+                "{containment:?}: {}",
+                out.model_text()
+            );
+        }
+        // One namespace for the executor's commands.
+        assert_eq!(*served.lock().unwrap(), 1);
+        let out = run(&ex, "readlink /proc/self/ns/net").await;
+        assert_ne!(
+            out.stdout.text.trim(),
+            std::fs::read_link("/proc/self/ns/net")
+                .unwrap()
+                .to_string_lossy(),
         );
-        let client = served.lock().unwrap()[0].0.clone();
-        assert!(client.starts_with("call-"), "{client}");
-        // Its shell has exited: the future given with the listeners ended.
-        let mut ended_rx = ended_rx;
-        let ended = tokio::time::timeout(std::time::Duration::from_secs(10), ended_rx.recv())
-            .await
-            .expect("the end of the command is told");
-        assert_eq!(ended.as_deref(), Some(client.as_str()));
         host.set_nonblocking(true).unwrap();
         assert!(
             matches!(host.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
             "{containment:?}: the host's port was reached"
         );
+        // Served until the executor goes.
+        assert!(ended_rx.try_recv().is_err());
+        drop(ex);
+        tokio::time::timeout(std::time::Duration::from_secs(10), ended_rx.recv())
+            .await
+            .expect("the end of the serving is told");
     }
 }

@@ -849,9 +849,9 @@ fn sandbox_status(json: bool) -> ExitCode {
     };
     let by_domain = if status.tcp && status.seccomp && status.network_namespace {
         "through dsh's filtering proxy (HTTP and SOCKS5; names resolved and checked by the \
-         proxy, private addresses refused); held by a network namespace per command with only \
-         loopback, where the proxy's ports are listeners the command's own process made and \
-         handed to dsh (nothing else is reachable, on any address), and inside it by the \
+         proxy, private addresses refused); held by a network namespace with only loopback that \
+         confined commands join, where the proxy's ports are listeners made inside it and \
+         served by dsh (nothing else is reachable, on any address), and inside it by the \
          system-call filter (only TCP stream sockets: no UDP, no DNS) and Landlock's TCP port \
          rule (only the proxy's ports; left to the namespace with \
          sandbox.network.allowLocalBinding); a proxy of the user's own (httpProxyPort, \
