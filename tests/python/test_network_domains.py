@@ -270,6 +270,30 @@ async def test_the_mechanism_is_the_one_asked_for(dsh_bin: str, spawned: Spawned
         assert "the weaker mechanism (no network namespace here)" in by_domain, by_domain
 
 
+@pytest.mark.anyio
+async def test_an_ended_calls_proxy_url_is_no_longer_served(dsh_bin: str, spawned: Spawned, tmp_path: Path) -> None:
+    """What outlives its call (a process the call's end missed, or a later
+    call holding its variables) cannot use the proxy on: the proxy forgets
+    a call's password once its shell has exited."""
+    require("curl")
+    async with web(tmp_path) as (server, _), dsh_session(dsh_bin, spawned, tmp_path) as dsh:
+        url = server.url("allowed.test", "/hello.txt")
+        first = await dsh.bash(f'echo "$HTTP_PROXY"; {CURL} -f {url}')
+        assert first.exit_code == 0, first
+        old_proxy, hello = first.output.split("\n", 1)
+        assert hello == HELLO.rstrip("\n"), first
+        later = await dsh.bash(f"{CURL} -D - -o /dev/null -x {shlex.quote(old_proxy)} {url}")
+        assert later.exit_code == 0, later
+        head = later.output.splitlines()
+        assert head and re.match(r"HTTP/1\.[01] 407\b", head[0]), later
+        assert "X-Dsh-Denied: the proxy URL names no running call" in later.output, later
+        # Without a password at all: challenged, and refused.
+        bare = re.sub(r"//[^@/]*@", "//", old_proxy)
+        challenged = await dsh.bash(f"{CURL} -sS -o /dev/null -w '%{{http_code}}' -x {shlex.quote(bare)} {url}")
+        assert challenged.output == "407", challenged
+    assert len(server.seen.requests) == 1, server.seen.requests
+
+
 # --- HTTP through the proxy -----------------------------------------------------
 
 

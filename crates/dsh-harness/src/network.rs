@@ -51,6 +51,9 @@ pub(crate) fn start(
         resolve_override: dsh_netproxy::resolver_from_env(),
         http_port: 0,
         socks_port: 0,
+        // A process that outlived its call (the call's end is told below)
+        // gets nothing more.
+        require_client: true,
     };
     let bound = Bound::default();
     let ask = (domains.ask_unknown_domains == Some(true))
@@ -59,7 +62,8 @@ pub(crate) fn start(
         NetProxy::bind(config, ask, Some(recorder(audit, sandbox.mode.as_str())))
             .map_err(|e| format!("cannot start the sandbox's network proxy: {e}"))?,
     );
-    let (env_of, denials_of, server) = (proxy.clone(), proxy.clone(), proxy.clone());
+    let (env_of, denials_of, server, forgets) =
+        (proxy.clone(), proxy.clone(), proxy.clone(), proxy.clone());
     // Local servers need a namespace of the command's own to stay local.
     let local_binding = if local_binding && !dsh_sandbox::network_namespaces_available() {
         local_binding_not_applied("commands get no network namespace here");
@@ -85,7 +89,7 @@ pub(crate) fn start(
                 Some((protocol, listener))
             })
             .collect();
-        server.serve_listeners(None, listeners, ends);
+        server.serve_listeners(None, listeners, ends)
     });
     let net = NetworkProxy {
         ports: vec![http_port, socks_port],
@@ -104,6 +108,9 @@ pub(crate) fn start(
         denials: Arc::new(move |client: &str| denials_of.take_denials(client)),
         started: (domains.ask_unknown_domains == Some(true))
             .then(|| binder(permissions.clone(), bound)),
+        ended: Some(Arc::new(move |client: &str, ends| {
+            forgets.forget_when(client, ends)
+        })),
         serve: Some(serve),
         local_binding,
     };
@@ -184,6 +191,7 @@ fn users_own(domains: &NetworkDomains) -> NetworkProxy {
         }),
         denials: Arc::new(|_client: &str| Vec::new()),
         started: None,
+        ended: None,
         // The user's proxy listens in the host's namespace: commands reach
         // it by Landlock's port rule (the weaker mechanism), and cannot
         // have local servers of their own.

@@ -79,6 +79,7 @@ fn setup() -> Setup {
             resolve_override: HashMap::from([("bench.test".to_string(), vec![origin.ip()])]),
             http_port: 0,
             socks_port: 0,
+            require_client: false,
         };
         (origin, NetProxy::start(config, None, None).await.unwrap())
     });

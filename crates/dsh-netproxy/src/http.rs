@@ -5,7 +5,7 @@
 //! keep-alive client knows to open a new connection for its next request.
 
 use crate::rules::printable;
-use crate::{OpenError, Shared, HEAD_TIMEOUT};
+use crate::{DenyReason, OpenError, Shared, HEAD_TIMEOUT};
 use base64::Engine;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -133,6 +133,9 @@ async fn respond(stream: &mut TcpStream, status: &str, denied: Option<&str>, bod
             .collect();
         head.push_str(&format!("X-Dsh-Denied: {safe}\r\n"));
     }
+    if status.starts_with("407") {
+        head.push_str("Proxy-Authenticate: Basic realm=\"dsh-netproxy\"\r\n");
+    }
     head.push_str(&format!(
         "Content-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -203,7 +206,12 @@ async fn refuse(client: &mut TcpStream, host: &str, port: u16, error: OpenError)
         OpenError::Denied(reason) => {
             let sentence = reason.as_sentence();
             let body = format!("dsh-netproxy: {host}:{port} denied: {sentence}\n");
-            respond(client, "403 Forbidden", Some(&sentence), &body).await;
+            let status = if reason == DenyReason::NoClient {
+                "407 Proxy Authentication Required"
+            } else {
+                "403 Forbidden"
+            };
+            respond(client, status, Some(&sentence), &body).await;
         }
         OpenError::Failed(e) => {
             let body = format!("dsh-netproxy: could not connect to {host}:{port}: {e}\n");
@@ -271,6 +279,20 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared, listener_clie
             .client()
             .and_then(|(user, password)| shared.verified(&user, &password)),
     };
+    // Clients that send credentials only when challenged (git: libcurl
+    // with any proxy authentication) are challenged, not refused: not a
+    // decision, so not recorded.
+    if who.is_none() && shared.requires_client() && request.client().is_none() {
+        let sentence = DenyReason::NoClient.as_sentence();
+        let body = format!("dsh-netproxy: proxy credentials required: {sentence}\n");
+        return respond(
+            &mut client,
+            "407 Proxy Authentication Required",
+            Some(&sentence),
+            &body,
+        )
+        .await;
+    }
     if request.method.eq_ignore_ascii_case("CONNECT") {
         connect(client, shared, &request, who, leftover).await;
     } else {

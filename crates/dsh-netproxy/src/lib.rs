@@ -25,6 +25,7 @@
 //!     resolve_override: dsh_netproxy::resolver_from_env(),
 //!     http_port: 0,
 //!     socks_port: 0,
+//!     require_client: false,
 //! };
 //! let proxy = NetProxy::start(config, None, None).await?;
 //! // Give these to the sandboxed command; its denials come back by name.
@@ -95,6 +96,11 @@ pub struct ProxyConfig {
     pub http_port: u16,
     /// The SOCKS5 listener's port on 127.0.0.1; 0 for any free port.
     pub socks_port: u16,
+    /// Every request must name its client with the password
+    /// [`NetProxy::env`] gave it, and a client [`NetProxy::forget`] forgot
+    /// is no client: a process that outlived the call it came from cannot
+    /// use the proxy on. Refused: [`DenyReason::NoClient`].
+    pub require_client: bool,
 }
 
 /// The resolution override from `DSH_PROXY_RESOLVE`, e.g.
@@ -195,6 +201,19 @@ impl Shared {
             .clone()
     }
 
+    /// Whether every request must name its client ([`ProxyConfig::require_client`]).
+    pub(crate) fn requires_client(&self) -> bool {
+        self.config.require_client
+    }
+
+    /// Drops `client`'s password.
+    fn forget(&self, client: &str) {
+        self.tokens
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(client);
+    }
+
     /// `user` when `password` is the one [`NetProxy::env`] gave it.
     pub(crate) fn verified(&self, user: &str, password: &str) -> Option<String> {
         let tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
@@ -229,6 +248,11 @@ impl Shared {
             }
         };
         let name = host.as_string();
+        if self.config.require_client && client.is_none() {
+            let reason = DenyReason::NoClient;
+            self.record(&name, port, client, protocol, Some(&reason), None);
+            return Err(OpenError::Denied(reason));
+        }
         let mut verdict = self.config.rules.check_host(&host, port);
         if verdict == Verdict::Deny(DenyReason::NotAllowed) && self.config.ask_unknown {
             verdict = Verdict::Ask;
@@ -469,12 +493,27 @@ impl NetProxy {
     /// whatever name its request gives; else, as on the proxy's own, the
     /// name its request proves with its password. Runs on the runtime the
     /// proxy was bound on.
+    ///
+    /// # Errors
+    /// A listener cannot be served here (then none is).
     pub fn serve_listeners(
         &self,
         client: Option<&str>,
         listeners: Vec<(Protocol, std::net::TcpListener)>,
         until: impl std::future::Future<Output = ()> + Send + 'static,
-    ) {
+    ) -> std::io::Result<()> {
+        // Every listener is served, or none: a port left unserved would
+        // hold its connections unanswered.
+        let listeners = {
+            let _runtime = self.runtime.enter();
+            listeners
+                .into_iter()
+                .map(|(protocol, listener)| {
+                    listener.set_nonblocking(true)?;
+                    Ok((protocol, TcpListener::from_std(listener)?))
+                })
+                .collect::<std::io::Result<Vec<_>>>()?
+        };
         let shared = self.shared.clone();
         let limit = self.limit.clone();
         let stop = self.stop.child_token();
@@ -482,10 +521,6 @@ impl NetProxy {
         self.runtime.spawn(async move {
             let mut serving = tokio::task::JoinSet::new();
             for (protocol, listener) in listeners {
-                let listener = listener
-                    .set_nonblocking(true)
-                    .and_then(|()| TcpListener::from_std(listener));
-                let Ok(listener) = listener else { continue };
                 serving.spawn(serve(
                     listener,
                     protocol,
@@ -501,6 +536,28 @@ impl NetProxy {
             }
             stop.cancel();
             while serving.join_next().await.is_some() {}
+        });
+        Ok(())
+    }
+
+    /// Forgets `client`'s password: requests naming it are no longer its
+    /// (its call has ended). Its denials not yet taken stay.
+    pub fn forget(&self, client: &str) {
+        self.shared.forget(client);
+    }
+
+    /// [`NetProxy::forget`]s `client` once `ends` completes (its call's
+    /// command has exited), on the runtime the proxy was bound on.
+    pub fn forget_when(
+        &self,
+        client: &str,
+        ends: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let shared = self.shared.clone();
+        let client = client.to_owned();
+        self.runtime.spawn(async move {
+            ends.await;
+            shared.forget(&client);
         });
     }
 

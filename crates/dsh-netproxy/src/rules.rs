@@ -213,6 +213,10 @@ pub enum DenyReason {
     BadRequest(String),
     /// A person was asked and refused.
     Refused,
+    /// Clients must name themselves ([`crate::ProxyConfig::require_client`])
+    /// and the request named no client with its password, or one whose
+    /// password was forgotten ([`crate::NetProxy::forget`]: its call ended).
+    NoClient,
 }
 
 impl DenyReason {
@@ -224,6 +228,10 @@ impl DenyReason {
             DenyReason::PrivateAddress(ip) => format!("resolves to a private address {ip}"),
             DenyReason::BadRequest(why) => format!("bad request: {why}"),
             DenyReason::Refused => "refused when asked".to_string(),
+            DenyReason::NoClient => {
+                "the proxy URL names no running call (no password, or its call has ended)"
+                    .to_string()
+            }
         }
     }
 }

@@ -30,6 +30,7 @@ fn config(
         resolve_override,
         http_port: 0,
         socks_port: 0,
+        require_client: false,
     }
 }
 
@@ -747,16 +748,18 @@ async fn a_listener_made_for_one_client_speaks_for_it_until_told_to_stop() {
     let socks = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let (http_addr, socks_addr) = (http.local_addr().unwrap(), socks.local_addr().unwrap());
     let (done, ended) = tokio::sync::oneshot::channel::<()>();
-    proxy.serve_listeners(
-        Some("call-7"),
-        vec![
-            (dsh_netproxy::Protocol::Http, http),
-            (dsh_netproxy::Protocol::Socks, socks),
-        ],
-        async move {
-            let _ = ended.await;
-        },
-    );
+    proxy
+        .serve_listeners(
+            Some("call-7"),
+            vec![
+                (dsh_netproxy::Protocol::Http, http),
+                (dsh_netproxy::Protocol::Socks, socks),
+            ],
+            async move {
+                let _ = ended.await;
+            },
+        )
+        .unwrap();
     // A name in the URL does not matter: the listener says who it is.
     let forged = format!("http://call-1:guess@{http_addr}");
     let r = curl(&strings(&["-x", &forged, "http://nope.test/"])).await;
@@ -786,11 +789,13 @@ async fn listeners_served_for_no_one_in_particular_name_clients_by_password() {
     let (proxy, _) = start(config(&[], &[], false, &[]), None).await;
     let http = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = http.local_addr().unwrap();
-    proxy.serve_listeners(
-        None,
-        vec![(dsh_netproxy::Protocol::Http, http)],
-        std::future::pending(),
-    );
+    proxy
+        .serve_listeners(
+            None,
+            vec![(dsh_netproxy::Protocol::Http, http)],
+            std::future::pending(),
+        )
+        .unwrap();
     let genuine =
         http_proxy(&proxy, "c1").replace(&proxy.http_addr().to_string(), &addr.to_string());
     let r = curl(&strings(&["-x", &genuine, "http://nope.test/"])).await;
@@ -800,4 +805,52 @@ async fn listeners_served_for_no_one_in_particular_name_clients_by_password() {
     let r = curl(&strings(&["-x", &forged, "http://nope.test/"])).await;
     assert_eq!(r.code, "403", "{}", r.output);
     assert!(proxy.take_denials("c1").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxy_requiring_clients_refuses_one_without_a_password_or_forgotten() {
+    let mut config = config(
+        &["allowed.test"],
+        &[],
+        false,
+        &[("allowed.test", "127.0.0.1")],
+    );
+    config.require_client = true;
+    let (proxy, events) = start(config, None).await;
+    let port = origin().await;
+    let url = format!("http://allowed.test:{port}/x");
+    let genuine = http_proxy(&proxy, "call-3");
+    let r = curl(&strings(&["-x", &genuine, &url])).await;
+    assert_eq!(r.code, "200", "{}", r.output);
+    // No name: challenged (clients that send credentials only then do);
+    // not a decision, so not recorded.
+    let bare = format!("http://{}", proxy.http_addr());
+    let r = curl(&strings(&["-x", &bare, "-D", "-", &url])).await;
+    assert_eq!(r.code, "407", "{}", r.output);
+    let head = r.output.to_ascii_lowercase();
+    assert!(head.contains("proxy-authenticate: basic"), "{}", r.output);
+    assert!(
+        head.contains("x-dsh-denied: the proxy url names no running call"),
+        "{}",
+        r.output
+    );
+    // Credentials only when challenged, as git sends them: served.
+    let r = curl(&strings(&["-x", &genuine, "--proxy-anyauth", &url])).await;
+    assert_eq!(r.code, "200", "{}", r.output);
+    let socks = format!("socks5h://{}", proxy.socks_addr());
+    let r = curl(&strings(&["-x", &socks, &url])).await;
+    assert_ne!(r.code, "200", "{}", r.output);
+    // The call ended: its password is forgotten, its later requests refused.
+    proxy.forget("call-3");
+    let r = curl(&strings(&["-x", &genuine, &url])).await;
+    assert_eq!(r.code, "407", "{}", r.output);
+    assert!(proxy.take_denials("call-3").is_empty());
+    let refused = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| !e.allowed && e.client.is_none())
+        .count();
+    // SOCKS without credentials, and the forgotten password.
+    assert_eq!(refused, 2);
 }

@@ -78,7 +78,13 @@ impl NetworkNamespace {
                 format!("{gid} {gid} 1\n").into_bytes(),
             )
         });
-        let (parent, child) = socket_pair()?;
+        let context = |e: io::Error| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot make the commands' network namespace: {e}"),
+            )
+        };
+        let (parent, child) = socket_pair().map_err(context)?;
         let mut recipe = Recipe {
             ports: [0; MAX_LOOPBACK_PORTS],
             len: ports.len(),
@@ -89,15 +95,9 @@ impl NetworkNamespace {
         let status = in_child_status(&|| make(&recipe));
         drop(child);
         if status != 0 {
-            return Err(io::Error::new(
-                io::Error::from_raw_os_error(status).kind(),
-                format!(
-                    "cannot make the commands' network namespace: {}",
-                    io::Error::from_raw_os_error(status)
-                ),
-            ));
+            return Err(context(io::Error::from_raw_os_error(status)));
         }
-        let (payload, mut fds) = receive_fds(&parent)?;
+        let (payload, mut fds) = receive_fds(&parent).map_err(context)?;
         let expected = ports.len() + 1 + usize::from(recipe.maps.is_some());
         if fds.len() != expected || payload.len() != 2 * ports.len() {
             return Err(io::Error::other(format!(

@@ -138,6 +138,7 @@ fn netns_ratio() {
             env: std::sync::Arc::new(|_: &str| Vec::new()),
             denials: std::sync::Arc::new(|_: &str| Vec::new()),
             started: None,
+            ended: None,
             serve,
             local_binding: false,
         }),
@@ -145,8 +146,10 @@ fn netns_ratio() {
     };
     let ports_only = Executor::new(config(None)).expect("executor");
     // The listeners are taken and let go: what is measured is the spawn.
-    let served: dsh_tool_bash::ServeListeners =
-        std::sync::Arc::new(|listeners, ends| drop((listeners, ends)));
+    let served: dsh_tool_bash::ServeListeners = std::sync::Arc::new(|listeners, ends| {
+        drop((listeners, ends));
+        Ok(())
+    });
     let namespace = Executor::new(config(Some(served))).expect("executor");
     let (ports, netns) = ratio::compare(
         || rt.block_on(executor_true(&ports_only)),

@@ -288,6 +288,11 @@ pub struct NetworkProxy {
     /// in the task of the call that runs it (so what the proxy asks later
     /// can go to that call's client).
     pub started: Option<OnClient>,
+    /// Called with `client` and a future that ends when the shell of the
+    /// command that reaches the proxy as `client` has exited (its call or
+    /// background task is over): the proxy forgets the client, so a
+    /// process that outlived it cannot use the proxy on.
+    pub ended: Option<OnClientEnd>,
     /// Serves listeners at `ports` made in a network namespace with only
     /// loopback, until the future given ends (the executor is gone). With
     /// it, and where the kernel gives network namespaces, confined commands
@@ -303,8 +308,14 @@ pub struct NetworkProxy {
 }
 
 /// Serves the listeners of the commands' network namespace, by port, until
-/// the future ends (see [`NetworkProxy::serve`]).
-pub type ServeListeners = Arc<dyn Fn(Vec<(u16, std::net::TcpListener)>, ServingEnds) + Send + Sync>;
+/// the future ends (see [`NetworkProxy::serve`]); an error when they
+/// cannot be served.
+pub type ServeListeners =
+    Arc<dyn Fn(Vec<(u16, std::net::TcpListener)>, ServingEnds) -> io::Result<()> + Send + Sync>;
+
+/// Told a client of the filtering proxy and when its command ends (see
+/// [`NetworkProxy::ended`]).
+pub type OnClientEnd = Arc<dyn Fn(&str, ServingEnds) + Send + Sync>;
 
 /// Ends when the listeners are to be served no longer.
 pub type ServingEnds = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
@@ -1287,6 +1298,7 @@ impl Inner {
                 match sys::spawn_into_cgroup(&plan, dir) {
                     Ok((pid, pidfd)) => {
                         let child = RawChild::new(pid, pidfd).map_err(spawn_error)?;
+                        self.tell_end(proxy.as_deref(), pid);
                         return Ok((Proc::Raw(child), prepared.attach(pid as u32), mode));
                     }
                     Err(sys::SpawnFailure::Child(e)) => {
@@ -1366,13 +1378,17 @@ impl Inner {
         }
         let was_cgroup = prepared.is_cgroup();
         match attempt(prepared) {
-            Ok((child, contained)) => Ok((child, contained, mode)),
+            Ok((child, contained)) => {
+                self.tell_end(proxy.as_deref(), child.pid());
+                Ok((child, contained, mode))
+            }
             Err((prepared, e)) if was_cgroup => {
                 // Maybe the child could not join its cgroup: try without.
                 prepared.discard();
                 match attempt(Prepared::tree(call, &self.tag)) {
                     Ok((child, contained)) => {
                         backend.mark_cgroup_broken();
+                        self.tell_end(proxy.as_deref(), child.pid());
                         Ok((child, contained, mode))
                     }
                     Err((_, _)) => Err(spawn_error(e)),
@@ -1380,6 +1396,31 @@ impl Inner {
             }
             Err((_, e)) => Err(spawn_error(e)),
         }
+    }
+
+    /// Tells the filtering proxy when the shell `pid` of `client` ends
+    /// ([`NetworkProxy::ended`]). A shell that cannot be watched counts as
+    /// ended at once: its commands then cannot use the proxy, rather than
+    /// leave it open to what outlives them.
+    fn tell_end(&self, client: Option<&str>, pid: i32) {
+        let (Some(client), Some(ended)) = (
+            client,
+            self.config
+                .network_proxy
+                .as_ref()
+                .and_then(|n| n.ended.as_ref()),
+        ) else {
+            return;
+        };
+        let pidfd = sys::pidfd_open(pid);
+        ended(
+            client,
+            Box::pin(async move {
+                if let Ok(watched) = pidfd.and_then(sys::watch_pidfd) {
+                    let _ = watched.readable().await;
+                }
+            }),
+        );
     }
 
     /// The path of `bash` in `path`, remembered while `PATH` stays the same.
@@ -1641,7 +1682,12 @@ impl Inner {
         serve(
             listeners,
             Box::pin(self.stop_serving.clone().cancelled_owned()),
-        );
+        )
+        .map_err(|e| {
+            sandbox_unavailable(&format!(
+                "cannot serve the commands' network namespace: {e}"
+            ))
+        })?;
         *made = Some(namespace.clone());
         Ok(Some(namespace))
     }

@@ -54,8 +54,9 @@ mod watchdog;
 pub use contain::Containment;
 pub use error::{ErrorKind, ExecError};
 pub use executor::{
-    Confine, Executor, ExecutorConfig, Exit, NetworkProxy, OnClient, PerClient, ReadDenialsSource,
-    RunOutput, RunRequest, ServeListeners, ServingEnds, KEPT_SPILL_LIFETIME, SECRET_NAME_WORDS,
+    Confine, Executor, ExecutorConfig, Exit, NetworkProxy, OnClient, OnClientEnd, PerClient,
+    ReadDenialsSource, RunOutput, RunRequest, ServeListeners, ServingEnds, KEPT_SPILL_LIFETIME,
+    SECRET_NAME_WORDS,
 };
 pub use output::{SpillFile, StreamOutput};
 pub use task::TaskId;

@@ -59,6 +59,14 @@ pub(crate) enum Proc {
 }
 
 impl Proc {
+    /// The shell's process id (0 once a `tokio` child has been reaped).
+    pub(crate) fn pid(&self) -> i32 {
+        match self {
+            Proc::Tokio(child) => child.id().map_or(0, |id| id as i32),
+            Proc::Raw(child) => child.pid,
+        }
+    }
+
     /// Waits for the shell to exit. Cancel safe.
     pub(crate) async fn wait(&mut self) -> io::Result<ExitStatus> {
         match self {

@@ -381,6 +381,18 @@ pub(crate) fn reap_blocking(pid: i32) {
     }
 }
 
+/// A pidfd of the process `pid` (our child, not yet reaped, so the number
+/// still names it).
+pub(crate) fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
+    // SAFETY: `pidfd_open(pid, 0)` takes no pointers.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the kernel returned a new descriptor, ours alone.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
 /// Registers a pidfd with the Tokio reactor (it turns readable when the
 /// process exits). Must be called within a Tokio runtime.
 pub(crate) fn watch_pidfd(pidfd: OwnedFd) -> io::Result<tokio::io::unix::AsyncFd<OwnedFd>> {

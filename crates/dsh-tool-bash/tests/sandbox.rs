@@ -339,6 +339,7 @@ async fn with_a_filtering_proxy_only_its_port_is_reachable_and_its_refusals_end_
     );
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
     let seen = asked.clone();
+    let (ended_tx, mut ended_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let net = dsh_tool_bash::NetworkProxy {
         ports: vec![proxy_port],
         env: Arc::new(move |client: &str| {
@@ -352,6 +353,13 @@ async fn with_a_filtering_proxy_only_its_port_is_reachable_and_its_refusals_end_
             vec![("evil.test".to_owned(), "not in allowedDomains".to_owned())]
         }),
         started: None,
+        ended: Some(Arc::new(move |client: &str, ends| {
+            let (client, tx) = (client.to_owned(), ended_tx.clone());
+            tokio::spawn(async move {
+                ends.await;
+                let _ = tx.send(client);
+            });
+        })),
         serve: None,
         local_binding: false,
     };
@@ -371,6 +379,14 @@ async fn with_a_filtering_proxy_only_its_port_is_reachable_and_its_refusals_end_
     // The call is named in the proxy's URL, and what it refused is said.
     let out = run(&ex, "echo \"$HTTP_PROXY\"").await;
     let client = asked.lock().unwrap().last().cloned().unwrap();
+    // Its end is told, so the proxy forgets it.
+    let mut ended = Vec::new();
+    while ended.last() != Some(&client) {
+        let next = tokio::time::timeout(std::time::Duration::from_secs(10), ended_rx.recv())
+            .await
+            .expect("the end of each call is told");
+        ended.push(next.unwrap());
+    }
     assert_eq!(
         out.stdout.text,
         format!("http://{client}@127.0.0.1:{proxy_port}\n")
@@ -434,12 +450,14 @@ async fn in_the_network_namespace_the_proxy_port_is_a_listener_made_there() {
                 ends.await;
                 let _ = tx.send(());
             });
+            Ok(())
         });
         let net = dsh_tool_bash::NetworkProxy {
             ports: vec![port],
             env: Arc::new(|_client: &str| Vec::new()),
             denials: Arc::new(|_client: &str| Vec::new()),
             started: None,
+            ended: None,
             serve: Some(serve),
             local_binding: false,
         };
