@@ -260,6 +260,17 @@ async def test_the_mechanism_is_the_one_asked_for(dsh_bin: str, spawned: Spawned
     env = {**os.environ, **({"DSH_SANDBOX_NO_NETNS": "1"} if MECHANISM == "ports" else {})}
     status = subprocess.run([dsh_bin, "sandbox", "status"], env=env, capture_output=True, text=True, check=True)
     [by_domain] = [line for line in status.stdout.splitlines() if line.startswith("network by domain")]
+    settings_file = tmp_path / "dsh" / "settings.json"
+    shown = subprocess.run(
+        [dsh_bin, "settings", "--settings", str(settings_file), "--settings-only"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    sandbox = json.loads(shown.stdout)["sandbox"]
+    assert sandbox["networkMechanism"] == MECHANISM, sandbox
+    assert sandbox["network"]["allowedDomains"] == ALLOWED, sandbox
     if MECHANISM == "namespace":
         assert netns != dsh_netns, ran
         assert interfaces == ["lo"], ran
