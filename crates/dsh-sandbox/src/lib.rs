@@ -127,10 +127,12 @@ pub mod seccomp;
 mod netns;
 
 pub use child::{
-    close_inherited, confine_command, hide_own_memory, namespaces_available,
-    network_namespaces_available, restrict_self, seccomp_available, ChildConfig, ChildPlan,
+    close_inherited, confine_command, hide_own_memory, namespaces_available, restrict_self,
+    seccomp_available, ChildConfig, ChildPlan,
 };
-pub use netns::{LoopbackListeners, NetworkNamespace, MAX_LOOPBACK_PORTS};
+pub use netns::{
+    network_namespaces_available, LoopbackListeners, NetworkNamespace, MAX_LOOPBACK_PORTS,
+};
 pub use seccomp::{SeccompFilters, SeccompOptions};
 
 use landlock::{

@@ -12,10 +12,7 @@
 //! no address but loopback's, so a command reaches the proxy and the
 //! servers commands of the same namespace run, nothing more.
 
-use crate::child::{
-    effective_ids, in_child_status, listen_loopback, loopback_up, send_fds, write_file,
-    ControlBuffer,
-};
+use crate::child::{effective_ids, in_child, in_child_status, write_file};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::Arc;
@@ -170,6 +167,147 @@ fn make(recipe: &Recipe) -> i32 {
         Ok(()) => 0,
         Err(e) => code(e),
     }
+}
+
+/// `ifconfig lo up`, by `ioctl`.
+fn loopback_up() -> io::Result<()> {
+    // SAFETY: `socket` takes no pointers.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: an all-zero `ifreq` is valid (a C struct of integers and a union).
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    req.ifr_name[0] = b'l' as libc::c_char;
+    req.ifr_name[1] = b'o' as libc::c_char;
+    // SAFETY: `req` is a valid `ifreq` naming `lo`, read and written by
+    // the two `ioctl`s; `ifru_flags` is the member they use.
+    let rc = unsafe {
+        if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req) < 0 {
+            -1
+        } else {
+            req.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+            libc::ioctl(fd, libc::SIOCSIFFLAGS, &req)
+        }
+    };
+    let err = io::Error::last_os_error();
+    // SAFETY: `fd` is ours, closed once.
+    unsafe { libc::close(fd) };
+    if rc < 0 {
+        return Err(err);
+    }
+    Ok(())
+}
+
+/// A TCP socket listening on 127.0.0.1:`port`.
+fn listen_loopback(port: u16) -> io::Result<RawFd> {
+    // SAFETY: `socket` takes no pointers.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let addr = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(std::net::Ipv4Addr::LOCALHOST).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    // SAFETY: `addr` is a valid `sockaddr_in` of the size passed.
+    let rc = unsafe {
+        if libc::bind(
+            fd,
+            (&addr as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        ) < 0
+        {
+            -1
+        } else {
+            libc::listen(fd, libc::SOMAXCONN)
+        }
+    };
+    if rc < 0 {
+        let err = io::Error::last_os_error();
+        // SAFETY: `fd` is ours, closed once.
+        unsafe { libc::close(fd) };
+        return Err(err);
+    }
+    Ok(fd)
+}
+
+/// Room for `SCM_RIGHTS` with [`MAX_LOOPBACK_PORTS`] descriptors and the
+/// two of the namespaces, aligned as a `cmsghdr`.
+#[repr(C, align(8))]
+struct ControlBuffer([u8; 64]);
+
+/// Sends `payload` with `fds` attached on the socket `channel`.
+fn send_fds(channel: RawFd, payload: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    let mut control = ControlBuffer([0; 64]);
+    let fd_bytes = std::mem::size_of_val(fds) as libc::c_uint;
+    let mut iov = libc::iovec {
+        iov_base: payload.as_ptr() as *mut libc::c_void,
+        iov_len: payload.len(),
+    };
+    // SAFETY: an all-zero `msghdr` is valid; the pointers set below point
+    // into locals that outlive `sendmsg`; `CMSG_SPACE` of the descriptors
+    // is checked to fit the 64-byte buffer, so `CMSG_FIRSTHDR` is non-null
+    // and the header and data written stay inside it.
+    unsafe {
+        let space = libc::CMSG_SPACE(fd_bytes) as usize;
+        if space > control.0.len() {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.0.as_mut_ptr().cast();
+        msg.msg_controllen = space as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(fd_bytes) as _;
+        std::ptr::copy_nonoverlapping(
+            fds.as_ptr().cast::<u8>(),
+            libc::CMSG_DATA(cmsg),
+            fd_bytes as usize,
+        );
+        if libc::sendmsg(channel, &msg, libc::MSG_NOSIGNAL) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+fn probe_network_namespace() -> bool {
+    // SAFETY: plain system calls in the probing child.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut flags = libc::CLONE_NEWNET;
+    if !root {
+        flags |= libc::CLONE_NEWUSER;
+    }
+    // SAFETY: `unshare` takes flags only.
+    if unsafe { libc::unshare(flags) } != 0 {
+        return false;
+    }
+    let Ok(fd) = loopback_up().and_then(|()| listen_loopback(0)) else {
+        return false;
+    };
+    // SAFETY: `fd` is the listener just made, closed once.
+    unsafe { libc::close(fd) };
+    true
+}
+
+/// Whether a network namespace with its loopback up and listening can be
+/// made ([`crate::NetworkNamespace`]; probed once, in a forked child; as another
+/// user than root, inside a user namespace). `DSH_SANDBOX_NO_NETNS=1` says
+/// no (to try the fallback: Landlock's port rules alone).
+pub fn network_namespaces_available() -> bool {
+    if std::env::var_os("DSH_SANDBOX_NO_NETNS").is_some_and(|v| v == "1") {
+        return false;
+    }
+    static SEEN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SEEN.get_or_init(|| in_child(probe_network_namespace))
 }
 
 fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
