@@ -64,7 +64,7 @@ pub(crate) fn start(
     );
     let (env_of, denials_of, server, forgets) =
         (proxy.clone(), proxy.clone(), proxy.clone(), proxy.clone());
-    // Local servers need a namespace of the command's own to stay local.
+    // Local servers stay local only in the commands' network namespace.
     let local_binding = if local_binding && !dsh_sandbox::network_namespaces_available() {
         local_binding_not_applied("commands get no network namespace here");
         false
@@ -96,7 +96,7 @@ pub(crate) fn start(
         env: Arc::new(move |client: &str| {
             let mut env = env_of.env(client);
             if local_binding {
-                // The command's own servers are reached directly, in its namespace.
+                // The commands' own servers are reached directly, in their namespace.
                 for (name, value) in &mut env {
                     if name.eq_ignore_ascii_case("NO_PROXY") {
                         *value = "localhost,127.0.0.1,::1".to_owned();

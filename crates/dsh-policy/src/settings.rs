@@ -415,8 +415,8 @@ pub struct NetworkDomains {
     /// A proxy of the user's own for SOCKS5, on this loopback port.
     pub socks_proxy_port: Option<u16>,
     /// Claude Code's `allowLocalBinding`: commands may listen on loopback
-    /// ports and connect to them. Held only where a command gets a network
-    /// namespace of its own (nothing but the command reaches its servers).
+    /// ports and connect to them. Held only where confined commands get a
+    /// network namespace (nothing outside it reaches their servers).
     pub allow_local_binding: Option<bool>,
 }
 
