@@ -84,6 +84,8 @@
 
 mod network;
 
+pub use network::NetworkMechanism;
+
 use dsh_mcp::{Proxy, ProxyError, ProxyOptions, UpstreamConfig};
 use dsh_policy::{Approver, Evaluation, Mode, PermissionMiddleware, Settings, UnknownMode};
 use dsh_tool_bash::{register_bash_tools, Executor, ExecutorConfig, ReadDenialsSource};
@@ -580,6 +582,15 @@ impl Pipeline {
     /// the front-end's own layers are in place.
     pub fn install_audit(&self, audit: dsh_audit::AuditMiddleware) {
         self.registry.use_middleware_first(audit);
+    }
+
+    /// How a confined command's network is held under these settings on
+    /// this machine (what the executor was given decides the same way).
+    pub fn network_mechanism(&self) -> NetworkMechanism {
+        network::mechanism(
+            self.settings.sandbox_network.as_ref(),
+            sandbox_policy(&self.settings, &self.cwd).as_ref(),
+        )
     }
 
     /// The settings the pipeline was built from.

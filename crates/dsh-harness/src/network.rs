@@ -8,6 +8,64 @@ use dsh_tool_bash::NetworkProxy;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+/// How a confined command's network is held (`dsh settings` names it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkMechanism {
+    /// The network is on (no sandbox, or its network on): nothing to hold.
+    On,
+    /// Off entirely: no domain lists, or a kernel that cannot hold a proxy
+    /// as the only way out.
+    Off,
+    /// Through the filtering proxy, in the commands' network namespace.
+    Namespace,
+    /// Through a proxy, held by Landlock's port rule alone (no namespace
+    /// here, or a proxy of the user's own).
+    Ports,
+}
+
+impl NetworkMechanism {
+    /// Its name: `on`, `off`, `namespace`, `ports`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NetworkMechanism::On => "on",
+            NetworkMechanism::Off => "off",
+            NetworkMechanism::Namespace => "namespace",
+            NetworkMechanism::Ports => "ports",
+        }
+    }
+}
+
+/// The mechanism `domains` and `sandbox` get on this machine.
+pub(crate) fn mechanism(
+    domains: Option<&NetworkDomains>,
+    sandbox: Option<&dsh_sandbox::SandboxPolicy>,
+) -> NetworkMechanism {
+    let Some(sandbox) = sandbox else {
+        return NetworkMechanism::On;
+    };
+    if sandbox.mode == dsh_sandbox::SandboxMode::DangerFullAccess || sandbox.network {
+        return NetworkMechanism::On;
+    }
+    let Some(domains) = domains else {
+        return NetworkMechanism::Off;
+    };
+    // Without Landlock's TCP rules and the system-call filter nothing keeps
+    // a command from going around the proxy: the network stays off.
+    let status = dsh_sandbox::status();
+    if !(status.tcp && status.seccomp) {
+        return NetworkMechanism::Off;
+    }
+    if !users_own_proxy(domains) && status.network_namespace {
+        NetworkMechanism::Namespace
+    } else {
+        NetworkMechanism::Ports
+    }
+}
+
+fn users_own_proxy(domains: &NetworkDomains) -> bool {
+    domains.http_proxy_port.is_some() || domains.socks_proxy_port.is_some()
+}
+
 /// The proxy the settings ask for, and what the executor needs of it:
 /// `None` without domain lists, or when the sandbox is off or its network
 /// on (nothing to filter). With `httpProxyPort`/`socksProxyPort` the
@@ -24,17 +82,12 @@ pub(crate) fn start(
     let (Some(domains), Some(sandbox)) = (domains, sandbox) else {
         return Ok(None);
     };
-    if sandbox.mode == dsh_sandbox::SandboxMode::DangerFullAccess || sandbox.network {
-        return Ok(None);
-    }
-    // Without Landlock's TCP rules and the system-call filter nothing keeps
-    // a command from going around the proxy: the network stays off.
-    let status = dsh_sandbox::status();
-    if !(status.tcp && status.seccomp) {
+    let mechanism = mechanism(Some(domains), Some(sandbox));
+    if matches!(mechanism, NetworkMechanism::On | NetworkMechanism::Off) {
         return Ok(None);
     }
     let local_binding = domains.allow_local_binding == Some(true);
-    if domains.http_proxy_port.is_some() || domains.socks_proxy_port.is_some() {
+    if users_own_proxy(domains) {
         if local_binding {
             local_binding_not_applied(
                 "with a proxy of your own (httpProxyPort, socksProxyPort) commands stay in \
@@ -65,7 +118,7 @@ pub(crate) fn start(
     let (env_of, denials_of, server, forgets) =
         (proxy.clone(), proxy.clone(), proxy.clone(), proxy.clone());
     // Local servers stay local only in the commands' network namespace.
-    let local_binding = if local_binding && !dsh_sandbox::network_namespaces_available() {
+    let local_binding = if local_binding && mechanism != NetworkMechanism::Namespace {
         local_binding_not_applied("commands get no network namespace here");
         false
     } else {

@@ -46,6 +46,20 @@ async fn start(config: ProxyConfig, ask: Option<AskFn>) -> (NetProxy, Events) {
     )
 }
 
+/// A proxy allowing `allowed.test` (resolved to 127.0.0.1, local addresses allowed).
+async fn allowing_the_test_host() -> (NetProxy, Events) {
+    start(
+        config(
+            &["allowed.test"],
+            &[],
+            true,
+            &[("allowed.test", "127.0.0.1")],
+        ),
+        None,
+    )
+    .await
+}
+
 /// An HTTP origin: answers every request with what it received (head and body).
 async fn origin() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -173,16 +187,7 @@ fn http_proxy(p: &NetProxy, client: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn allowed_name_is_forwarded_in_origin_form() {
     let port = origin().await;
-    let (proxy, events) = start(
-        config(
-            &["allowed.test"],
-            &[],
-            true,
-            &[("allowed.test", "127.0.0.1")],
-        ),
-        None,
-    )
-    .await;
+    let (proxy, events) = allowing_the_test_host().await;
     let r = curl(&strings(&[
         "-x",
         &http_proxy(&proxy, "call-1"),
@@ -215,16 +220,7 @@ async fn allowed_name_is_forwarded_in_origin_form() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_body_and_keep_alive_client() {
     let port = origin().await;
-    let (proxy, _) = start(
-        config(
-            &["allowed.test"],
-            &[],
-            true,
-            &[("allowed.test", "127.0.0.1")],
-        ),
-        None,
-    )
-    .await;
+    let (proxy, _) = allowing_the_test_host().await;
     let url = format!("http://allowed.test:{port}/");
     let r = curl(&strings(&[
         "-x",
@@ -361,16 +357,7 @@ async fn private_addresses_are_denied_unless_the_host_is_listed_exactly() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connect_tunnel_with_curl_proxytunnel() {
     let port = origin().await;
-    let (proxy, events) = start(
-        config(
-            &["allowed.test"],
-            &[],
-            true,
-            &[("allowed.test", "127.0.0.1")],
-        ),
-        None,
-    )
-    .await;
+    let (proxy, events) = allowing_the_test_host().await;
     let r = curl(&strings(&[
         "-p",
         "-x",
@@ -597,16 +584,7 @@ async fn exchange(addr: SocketAddr, bytes: &[u8]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_requests_are_answered() {
     let port = origin().await;
-    let (proxy, _) = start(
-        config(
-            &["allowed.test"],
-            &[],
-            true,
-            &[("allowed.test", "127.0.0.1")],
-        ),
-        None,
-    )
-    .await;
+    let (proxy, _) = allowing_the_test_host().await;
     let http = proxy.http_addr();
     assert!(exchange(http, b"\x00\x01\x02garbage\xff\xfe\r\n\r\n")
         .await

@@ -297,33 +297,6 @@ fn print_json(value: &Value, status: ExitCode) -> ExitCode {
     }
 }
 
-/// How a confined command's network is held, as the harness will set it
-/// up (`dsh settings`): `off` (no domain lists, or the kernel cannot hold
-/// a proxy as the only way out), `on` (the sandbox's network is on, or no
-/// sandbox), `namespace` (the proxy, in the commands' network namespace)
-/// or `ports` (the proxy, held by Landlock's port rule alone).
-fn network_mechanism(settings: &dsh_policy::Settings) -> &'static str {
-    let Some(sandbox) = settings.sandbox_settings() else {
-        return "on";
-    };
-    if sandbox.mode == dsh_policy::SandboxMode::DangerFullAccess || sandbox.network == Some(true) {
-        return "on";
-    }
-    let Some(domains) = &settings.sandbox_network else {
-        return "off";
-    };
-    let status = dsh_sandbox::status();
-    if !(status.tcp && status.seccomp) {
-        return "off";
-    }
-    let users_own = domains.http_proxy_port.is_some() || domains.socks_proxy_port.is_some();
-    if !users_own && status.network_namespace {
-        "namespace"
-    } else {
-        "ports"
-    }
-}
-
 async fn run(command: Command) -> Result<ExitCode, UsageError> {
     match command {
         Command::Schemas { format } => schemas(format),
@@ -344,7 +317,7 @@ async fn run(command: Command) -> Result<ExitCode, UsageError> {
                 "sandbox": {
                     "effective": pipeline.settings().sandbox_settings(),
                     "network": pipeline.settings().sandbox_network,
-                    "networkMechanism": network_mechanism(pipeline.settings()),
+                    "networkMechanism": pipeline.network_mechanism().as_str(),
                 },
             });
             Ok(print_json(&output, ExitCode::SUCCESS))
