@@ -273,16 +273,17 @@ pub(crate) async fn handle(mut client: TcpStream, shared: &Shared, listener_clie
     let leftover = buf[head_len..].to_vec();
     // A name counts only with the password `env` gave it: a command cannot
     // speak for another call.
+    let named = request.client();
     let who = match listener_client {
         Some(name) => Some(name.to_owned()),
-        None => request
-            .client()
-            .and_then(|(user, password)| shared.verified(&user, &password)),
+        None => named
+            .as_ref()
+            .and_then(|(user, password)| shared.verified(user, password)),
     };
     // Clients that send credentials only when challenged (git: libcurl
     // with any proxy authentication) are challenged, not refused: not a
     // decision, so not recorded.
-    if who.is_none() && shared.requires_client() && request.client().is_none() {
+    if who.is_none() && shared.requires_client() && named.is_none() {
         let sentence = DenyReason::NoClient.as_sentence();
         let body = format!("dsh-netproxy: proxy credentials required: {sentence}\n");
         return respond(
